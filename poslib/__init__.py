@@ -1,0 +1,47 @@
+"""poslib: positional encodings for Transformers, exact, in NumPy and PyTorch.
+
+One module per family; everything public is re-exported here::
+
+    sinusoidal      Vaswani et al. 2017            learned        BERT / GPT-2 tables
+    rope            Su et al. 2021 (RoFormer)      rope_scaling   PI, NTK, dynamic NTK, YaRN, Llama-3
+    xpos            Sun et al. 2022                alibi          Press et al. 2022
+    t5              Raffel et al. 2020             deberta        He et al. 2021
+    transformer_xl  Dai et al. 2019 (and XLNet)    kerple         Chi et al. 2022
+    sandwich        Chi et al. 2023                logn           log-n attention scaling
+    nope            no positions at all            attention      reference attention, masks, entropy
+
+Functions that take arrays return the same kind (NumPy in, NumPy out; torch in,
+torch out, same device). Functions that build from sizes take
+``backend="numpy" | "torch"`` and return float64.
+"""
+
+from .alibi import alibi_bias, alibi_slopes
+from .attention import attention, attention_entropy, causal_mask, mask_future, relative_distance, softmax
+from .deberta import (
+    DebertaRelativeScores,
+    deberta_delta,
+    deberta_log_bucket,
+    deberta_relative_position,
+    deberta_scores,
+)
+from .kerple import KerpleBias, kerple_bias
+from .learned import LearnedPositionalEmbedding, learned_lookup
+from .logn import logn_scale
+from .nope import apply_nope
+from .rope import apply_rope, rope_angles, rope_frequencies, rope_layout_permutation, rope_matrix, rotate_half
+from .rope_scaling import ROPE_SCALINGS, register_rope_scaling, rope_inv_freq, yarn_attention_factor, yarn_ramp
+from .sandwich import sandwich_bias
+from .sinusoidal import (
+    SinusoidalEmbedding,
+    sinusoidal_encode,
+    sinusoidal_frequencies,
+    sinusoidal_shift_matrix,
+    sinusoidal_table,
+)
+from .t5 import T5RelativeBias, t5_bias, t5_relative_bucket, t5_relative_positions
+from .transformer_xl import absolute_score_terms, transformer_xl_encodings, transformer_xl_offsets, transformer_xl_scores
+from .xpos import apply_xpos, xpos_scale, xpos_zeta
+
+__version__ = "0.1.0"
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,128 @@
+"""One code path for NumPy and PyTorch.
+
+Every scheme in poslib is written once, against the small set of operations
+that NumPy and PyTorch spell the same way (``exp``, ``sin``, ``where``,
+``arange``…). This module picks the right namespace and smooths over the few
+places where the two libraries differ (dtypes, devices, conversion).
+
+Rules the rest of the package relies on:
+
+* ``xp_of(*arrays)`` returns the namespace of the arrays passed, and raises a
+  ``TypeError`` naming the arguments when NumPy and torch are mixed.
+* ``namespace(backend)`` returns the namespace for ``backend="numpy"|"torch"``,
+  used by functions that build arrays from sizes.
+"""
+
+from __future__ import annotations
+
+import numbers
+from types import ModuleType
+from typing import Any, Literal, Sequence
+
+import numpy as np
+
+import torch
+
+Backend = Literal["numpy", "torch"]
+Array = Any  # np.ndarray | torch.Tensor
+
+__all__ = ["Backend", "Array", "namespace", "xp_of", "is_torch", "asarray", "float64", "to_float"]
+
+
+def is_torch(x: Any) -> bool:
+    """True when ``x`` is a ``torch.Tensor``."""
+    return isinstance(x, torch.Tensor)
+
+
+def namespace(backend: str) -> ModuleType:
+    """The array namespace for ``backend`` ("numpy" or "torch")."""
+    if backend == "numpy":
+        return np
+    if backend == "torch":
+        return torch
+    raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
+
+
+def xp_of(**arrays: Any) -> ModuleType:
+    """The namespace shared by the named array arguments (None and Python scalars are ignored).
+
+    Called as ``xp_of(x=x, positions=positions)`` so that the error can name the
+    arguments when a NumPy array meets a torch tensor.
+    """
+    kinds: dict[str, str] = {}
+    for name, value in arrays.items():
+        if value is None or isinstance(value, (numbers.Number, range, list, tuple)):
+            continue
+        if is_torch(value):
+            kinds[name] = "torch"
+        elif isinstance(value, np.ndarray) or np.isscalar(value):
+            kinds[name] = "numpy"
+        else:
+            raise TypeError(f"{name} must be a NumPy array or a torch tensor, got {type(value).__name__}")
+    found = set(kinds.values())
+    if len(found) > 1:
+        detail = ", ".join(f"{n} is {k}" for n, k in kinds.items())
+        raise TypeError(f"mixed NumPy and torch inputs ({detail}); convert them to one kind first")
+    return torch if found == {"torch"} else np
+
+
+def float64(xp: ModuleType) -> Any:
+    """The float64 dtype of namespace ``xp``."""
+    return xp.float64
+
+
+def asarray(value: Any, xp: ModuleType, *, dtype: Any = None, like: Array | None = None) -> Array:
+    """Convert ``value`` (array, list, range or scalar) to ``xp``, on ``like``'s device when torch."""
+    if xp is np:
+        return np.asarray(value, dtype=dtype)
+    device = like.device if like is not None and is_torch(like) else None
+    if isinstance(value, range):
+        value = list(value)
+    if is_torch(value):
+        return value.to(device=device if device is not None else value.device, dtype=dtype or value.dtype)
+    return torch.as_tensor(value, dtype=dtype, device=device)
+
+
+def to_float(value: Any, xp: ModuleType, *, like: Array | None = None) -> Array:
+    """``value`` as a float64 array of ``xp`` (on ``like``'s device)."""
+    return asarray(value, xp, dtype=xp.float64, like=like)
+
+
+def arange(n: int, xp: ModuleType, *, dtype: Any = None, device: Any = None) -> Array:
+    """``0 … n-1`` in ``xp``, float64 unless ``dtype`` says otherwise."""
+    dtype = xp.float64 if dtype is None else dtype
+    if xp is np:
+        return np.arange(n, dtype=dtype)
+    return torch.arange(n, dtype=dtype, device=device)
+
+
+def cast(x: Array, dtype: Any) -> Array:
+    """``x`` converted to ``dtype`` (a no-op when it already has it)."""
+    if dtype is None:
+        return x
+    return x.to(dtype) if is_torch(x) else x.astype(dtype, copy=False)
+
+
+def check_positive(name: str, value: Any) -> None:
+    """Raise ``ValueError`` naming ``name`` unless ``value`` is a positive finite number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+
+def check_positive_int(name: str, value: Any) -> None:
+    """Raise ``ValueError`` naming ``name`` unless ``value`` is a positive integer."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def check_even(name: str, value: Any) -> None:
+    """Raise ``ValueError`` naming ``name`` unless ``value`` is a positive even integer."""
+    check_positive_int(name, value)
+    if value % 2:
+        raise ValueError(f"{name} must be even (dimensions are rotated in pairs), got {value}")
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    """Raise ``ValueError`` naming ``name`` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")

@@ -1,0 +1,48 @@
+"""ALiBi: attention with linear biases (Press et al., 2022, "Train Short, Test Long", arXiv:2108.12409).
+
+No position vectors at all: each head h adds ``−m_h · |i − j|`` to the score of
+query i and key j. The slopes form a geometric sequence; for n heads, n a power
+of two::
+
+    m_h = 2^(−8h/n),  h = 1 … n            (8 heads: 1/2, 1/4, …, 1/256)
+
+For other n the paper takes the 2^⌊log₂ n⌋ slopes of the nearest lower power of
+two, then fills the rest with every other slope of the sequence for twice that
+power (the odd-indexed terms 2^(−4/p)… interleave with the first set).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ._backend import Array, Backend, check_positive_int, namespace
+from .attention import mask_future, relative_distance
+
+__all__ = ["alibi_slopes", "alibi_bias"]
+
+
+def _power_of_two_slopes(n: int) -> list[float]:
+    # m_h = (2^(−8/n))^h for h = 1 … n
+    start = 2.0 ** (-8.0 / n)
+    return [start ** h for h in range(1, n + 1)]
+
+
+def alibi_slopes(n_heads: int, *, backend: Backend = "numpy", device: Any = None) -> Array:
+    """The paper's slope per head, float64, shape ``(n_heads,)``."""
+    check_positive_int("n_heads", n_heads)
+    p = 2 ** int(math.floor(math.log2(n_heads)))
+    slopes = _power_of_two_slopes(p)
+    if p < n_heads:
+        slopes += _power_of_two_slopes(2 * p)[0::2][: n_heads - p]
+    xp = namespace(backend)
+    return xp.asarray(slopes, dtype=xp.float64) if device is None else xp.asarray(slopes, dtype=xp.float64, device=device)
+
+
+def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, *, causal: bool = True,
+               backend: Backend = "numpy", device: Any = None) -> Array:
+    """ALiBi bias ``(n_heads, q_len, k_len)``: −m_h·|i − j|, with −inf on future keys when ``causal``."""
+    xp = namespace(backend)
+    distance = xp.abs(relative_distance(q_len, k_len, backend=backend, device=device))
+    bias = -alibi_slopes(n_heads, backend=backend, device=device)[:, None, None] * distance
+    return mask_future(bias) if causal else bias

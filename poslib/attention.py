@@ -1,0 +1,87 @@
+"""Reference scaled-dot-product attention, masks and the measurements the notebooks take of it.
+
+    scores = q kᵀ · scale + bias,   scale = 1/√d by default
+    weights = softmax(scores) over keys,   output = weights · v
+
+Written for clarity and exactness (it returns the weights), not speed; the lab's
+model uses ``torch.nn.functional.scaled_dot_product_attention`` instead.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+
+__all__ = ["relative_distance", "causal_mask", "mask_future", "softmax", "attention", "attention_entropy"]
+
+
+def relative_distance(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None) -> Array:
+    """``j − i`` for query i and key j, float64 ``(q_len, k_len)``.
+
+    When ``k_len > q_len`` (a KV cache), the queries are the *last* q_len
+    positions: query i sits at absolute position i + k_len − q_len.
+    """
+    check_positive_int("q_len", q_len)
+    k_len = q_len if k_len is None else k_len
+    check_positive_int("k_len", k_len)
+    xp = namespace(backend)
+    i = arange(q_len, xp, device=device) + (k_len - q_len)
+    j = arange(k_len, xp, device=device)
+    return j[None, :] - i[:, None]
+
+
+def causal_mask(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None) -> Array:
+    """Boolean ``(q_len, k_len)``, True where key j may be seen by query i (j ≤ i)."""
+    return relative_distance(q_len, k_len, backend=backend, device=device) <= 0
+
+
+def mask_future(scores: Array) -> Array:
+    """``scores`` with −inf wherever the key comes after the query (last two axes are query, key)."""
+    xp = xp_of(scores=scores)
+    q_len, k_len = scores.shape[-2:]
+    device = scores.device if is_torch(scores) else None
+    allowed = causal_mask(q_len, k_len, backend="torch" if xp is torch else "numpy", device=device)
+    return xp.where(allowed, scores, -math.inf)
+
+
+def softmax(scores: Array, axis: int = -1) -> Array:
+    """Numerically stable softmax along ``axis`` (rows that are all −inf give NaN, as in PyTorch)."""
+    if is_torch(scores):
+        return torch.softmax(scores, dim=axis)
+    shifted = scores - np.max(scores, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def attention(q: Array, k: Array, v: Array, *, bias: Array | None = None, causal: bool = False,
+              scale: float | None = None) -> tuple[Array, Array]:
+    """``(output, weights)`` of softmax(q kᵀ·scale + bias [+ causal mask]) v.
+
+    Shapes: q ``(..., q_len, d)``, k ``(..., k_len, d)``, v ``(..., k_len, d_v)``,
+    bias broadcastable to ``(..., q_len, k_len)``.
+    """
+    xp = xp_of(q=q, k=k, v=v, bias=bias)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share their last dimension, got q {tuple(q.shape)} and k {tuple(k.shape)}")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"k and v must have the same number of keys, got k {tuple(k.shape)} and v {tuple(v.shape)}")
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = (q @ xp.swapaxes(k, -1, -2)) * scale
+    if bias is not None:
+        scores = scores + bias
+    if causal:
+        scores = mask_future(scores)
+    weights = softmax(scores)
+    return weights @ v, weights
+
+
+def attention_entropy(weights: Array) -> Array:
+    """Entropy −Σ_j w_ij ln w_ij of each attention row (in nats; 0·ln 0 counts as 0)."""
+    xp = xp_of(weights=weights)
+    safe = xp.where(weights > 0, weights, 1.0)
+    return -(weights * xp.log(safe)).sum(-1)

@@ -1,0 +1,111 @@
+"""DeBERTa's disentangled attention (He et al., 2021, "DeBERTa: Decoding-enhanced BERT with Disentangled Attention").
+
+Each token carries a content vector; positions enter only through relative
+embeddings P (2k rows, one per clipped distance). With
+Q_c, K_c the content projections and Q_r = P W_{q,r}, K_r = P W_{k,r}::
+
+    δ(i, j) = clip(i − j + k, 0, 2k − 1)                 (query − key, clipped at ±k)
+    Ã_ij = Q_c,i · K_c,j        content → content  (c2c)
+         + Q_c,i · K_r,δ(i,j)   content → position (c2p)
+         + K_c,j · Q_r,δ(j,i)   position → content (p2c)
+    A = softmax(Ã / √(3d))                               (three terms, so 3d, not d)
+
+DeBERTa-v2/v3 bucket the relative position logarithmically beyond
+``bucket_size/2`` (:func:`deberta_relative_position`). Absolute positions come
+back only at the end, in the enhanced mask decoder. Sign convention:
+query − key, the opposite of T5.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+
+__all__ = ["deberta_relative_position", "deberta_log_bucket", "deberta_delta", "deberta_scores", "DebertaRelativeScores"]
+
+
+def deberta_log_bucket(relative_position: Array, bucket_size: int, max_position: int) -> Array:
+    """DeBERTa-v2's log buckets: exact for |r| ≤ bucket_size/2, log-spaced up to max_position beyond."""
+    xp = xp_of(relative_position=relative_position)
+    rel = relative_position.double() if is_torch(relative_position) else relative_position.astype(np.float64)
+    mid = bucket_size // 2
+    sign = xp.sign(rel)
+    # |r| inside (−mid, mid) is replaced by mid − 1 only to keep the log finite; those entries use r itself below
+    abs_pos = xp.where((rel < mid) & (rel > -mid), xp.full_like(rel, mid - 1), xp.abs(rel))
+    log_pos = xp.ceil(xp.log(abs_pos / mid) / math.log((max_position - 1) / mid) * (mid - 1)) + mid
+    out = xp.where(abs_pos <= mid, rel, log_pos * sign)
+    return out.long() if is_torch(out) else out.astype(np.int64)
+
+
+def deberta_relative_position(q_len: int, k_len: int | None = None, *, bucket_size: int = -1,
+                              max_position: int = -1, backend: Backend = "numpy", device: Any = None) -> Array:
+    """Integer ``query − key`` matrix ``(q_len, k_len)``, log-bucketed when bucket_size > 0 and max_position > 0."""
+    check_positive_int("q_len", q_len)
+    k_len = q_len if k_len is None else k_len
+    check_positive_int("k_len", k_len)
+    xp = namespace(backend)
+    q = arange(q_len, xp, dtype=xp.int64, device=device)
+    k = arange(k_len, xp, dtype=xp.int64, device=device)
+    rel = q[:, None] - k[None, :]
+    if bucket_size > 0 and max_position > 0:
+        if max_position <= bucket_size // 2 + 1:
+            raise ValueError(f"max_position ({max_position}) must exceed bucket_size/2 + 1 ({bucket_size // 2 + 1})")
+        rel = deberta_log_bucket(rel, bucket_size, max_position)
+    return rel
+
+
+def deberta_delta(relative_position: Array, att_span: int) -> Array:
+    """δ = clip(r + k, 0, 2k − 1): the row of the relative table used for relative position r, k = att_span."""
+    check_positive_int("att_span", att_span)
+    xp = xp_of(relative_position=relative_position)
+    return xp.clip(relative_position + att_span, 0, 2 * att_span - 1)
+
+
+def deberta_scores(q_c: Array, k_c: Array, q_r: Array, k_r: Array, *, relative_position: Array | None = None,
+                   return_terms: bool = False) -> Any:
+    """Disentangled scores (c2c + c2p + p2c) / √(3d), shape ``(..., q_len, k_len)``.
+
+    ``q_c`` ``(..., q_len, d)``, ``k_c`` ``(..., k_len, d)``; ``q_r``, ``k_r``
+    ``(2k, d)``: projected relative embeddings (k = att_span = rows / 2).
+    ``relative_position`` defaults to plain query − key. With
+    ``return_terms=True`` returns ``(scores, {"c2c", "c2p", "p2c"})``, the terms unscaled.
+    """
+    xp = xp_of(q_c=q_c, k_c=k_c, q_r=q_r, k_r=k_r, relative_position=relative_position)
+    if q_r.shape != k_r.shape or q_r.shape[0] % 2:
+        raise ValueError(f"q_r and k_r must both have shape (2k, d), got {tuple(q_r.shape)} and {tuple(k_r.shape)}")
+    d = q_c.shape[-1]
+    if k_c.shape[-1] != d or q_r.shape[-1] != d:
+        raise ValueError("q_c, k_c, q_r and k_r must share their last dimension d")
+    q_len, k_len, span = q_c.shape[-2], k_c.shape[-2], q_r.shape[0] // 2
+    backend = "torch" if xp is torch else "numpy"
+    device = q_c.device if is_torch(q_c) else None
+    if relative_position is None:
+        relative_position = deberta_relative_position(q_len, k_len, backend=backend, device=device)
+    rows = arange(q_len, xp, dtype=xp.int64, device=device)[:, None]
+    cols = arange(k_len, xp, dtype=xp.int64, device=device)[None, :]
+    c2c = q_c @ xp.swapaxes(k_c, -1, -2)
+    c2p = (q_c @ xp.swapaxes(k_r, -1, -2))[..., rows, deberta_delta(relative_position, span)]
+    p2c = (k_c @ xp.swapaxes(q_r, -1, -2))[..., cols, deberta_delta(-relative_position, span)]
+    scores = (c2c + c2p + p2c) / math.sqrt(3 * d)
+    return (scores, {"c2c": c2c, "c2p": c2p, "p2c": p2c}) if return_terms else scores
+
+
+class DebertaRelativeScores(nn.Module):
+    """Trainable relative embeddings P (2k × d) with their own query/key projections; ``forward(q_c, k_c)`` → scores."""
+
+    def __init__(self, dim: int, att_span: int) -> None:
+        super().__init__()
+        check_positive_int("dim", dim)
+        check_positive_int("att_span", att_span)
+        self.rel_embeddings = nn.Parameter(torch.randn(2 * att_span, dim) * 0.02)
+        self.w_q_r = nn.Linear(dim, dim, bias=False)
+        self.w_k_r = nn.Linear(dim, dim, bias=False)
+
+    def forward(self, q_c: torch.Tensor, k_c: torch.Tensor) -> torch.Tensor:
+        return deberta_scores(q_c, k_c, self.w_q_r(self.rel_embeddings), self.w_k_r(self.rel_embeddings))

@@ -1,0 +1,81 @@
+"""KERPLE: kernelized relative positional embedding (Chi et al., 2022, arXiv:2205.09921).
+
+A learnable, conditionally positive definite kernel of the distance |i − j|
+is added to the attention scores, per head::
+
+    power:  b(i, j) = −r₁ · |i − j|^r₂          (r₁ > 0, 0 < r₂ ≤ 2)
+    log:    b(i, j) = −r₁ · log(1 + r₂ · |i − j|)  (r₁, r₂ > 0)
+
+With r₂ = 1 the power form is ALiBi with a learned slope; the log form decays
+ever more slowly, which the paper found extrapolates best.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from ._backend import Array, Backend, check_choice, is_torch, namespace, to_float, xp_of
+from .attention import mask_future, relative_distance
+
+__all__ = ["kerple_bias", "KerpleBias"]
+
+KINDS = ("power", "log")
+
+
+def kerple_bias(q_len: int, k_len: int, r1: Any, r2: Any, *, kind: str = "log", causal: bool = False,
+                backend: Backend = "numpy") -> Array:
+    """KERPLE bias ``(q_len, k_len)``, or ``(n_heads, q_len, k_len)`` when r1/r2 are per-head arrays.
+
+    r1 and r2 may be tensors with gradients (the backend then follows them).
+    """
+    check_choice("kind", kind, KINDS)
+    xp = xp_of(r1=r1, r2=r2)
+    if is_torch(r1) or is_torch(r2):
+        backend = "torch"
+    xp = namespace(backend)
+    r1, r2 = to_float(r1, xp), to_float(r2, xp)
+    if bool((r1 <= 0).any()) or bool((r2 <= 0).any()):
+        raise ValueError("r1 and r2 must be positive")
+    if kind == "power" and bool((r2 > 2).any()):
+        raise ValueError(f"r2 must be in (0, 2] for kind='power' (the kernel is then conditionally positive definite)")
+    distance = xp.abs(relative_distance(q_len, k_len, backend=backend))
+    if r1.ndim:  # one value per head
+        r1, r2 = r1[:, None, None], (r2[:, None, None] if r2.ndim else r2)
+    elif r2.ndim:
+        r2 = r2[:, None, None]
+    if kind == "power":
+        bias = -r1 * distance ** r2
+    else:
+        bias = -r1 * xp.log(1 + r2 * distance)
+    return mask_future(bias) if causal else bias
+
+
+class KerpleBias(nn.Module):
+    """Trainable KERPLE bias with one (r₁, r₂) per head; ``forward(q_len, k_len)`` → ``(n_heads, q_len, k_len)``.
+
+    The parameters are stored unconstrained and mapped through softplus (and,
+    for ``power``, clamped to r₂ ≤ 2) so they stay valid while training.
+    """
+
+    def __init__(self, n_heads: int, kind: str = "log", r1_init: float = 1.0, r2_init: float = 1.0) -> None:
+        super().__init__()
+        check_choice("kind", kind, KINDS)
+        self.kind = kind
+        inverse_softplus = lambda y: torch.log(torch.expm1(torch.tensor(float(y))))  # noqa: E731
+        self.raw_r1 = nn.Parameter(torch.full((n_heads,), inverse_softplus(r1_init).item()))
+        self.raw_r2 = nn.Parameter(torch.full((n_heads,), inverse_softplus(r2_init).item()))
+
+    def r1_r2(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The constrained (r₁, r₂) per head."""
+        r1 = nn.functional.softplus(self.raw_r1) + 1e-6
+        r2 = nn.functional.softplus(self.raw_r2) + 1e-6
+        if self.kind == "power":
+            r2 = r2.clamp(max=2.0)
+        return r1, r2
+
+    def forward(self, q_len: int, k_len: int | None = None, *, causal: bool = False) -> torch.Tensor:
+        r1, r2 = self.r1_r2()
+        return kerple_bias(q_len, k_len or q_len, r1, r2, kind=self.kind, causal=causal).to(self.raw_r1.dtype)

@@ -1,0 +1,207 @@
+"""RoPE frequency scaling for longer contexts, one function per variant, registered by name.
+
+The ``scaling`` dictionary follows Hugging Face's ``rope_scaling`` convention
+(``transformers/modeling_rope_utils.py``): ``{"rope_type": …, "factor": …, …}``;
+the legacy key ``"type"`` is accepted too (older configs use it). Every variant
+returns ``(inv_freq, attention_factor)``; ``attention_factor`` multiplies cos
+and sin (so scores by its square) and is 1 except for YaRN.
+
+Notation: d = head_dim, s = factor, L = original_max_position_embeddings,
+θ_i = base^(−2i/d).
+
+====================  ========================================================  =================================
+rope_type             new frequencies                                           source
+====================  ========================================================  =================================
+``default``           θ_i                                                       Su et al. 2021
+``linear`` (PI)       θ_i / s  (positions squeezed back into [0, L))            Chen et al. 2023, arXiv:2306.15595
+``ntk``               base' = base · s^(d/(d−2))                                bloc97, 2023 ("NTK-aware" RoPE)
+``dynamic``           ntk with s' = s·n/L − (s−1) for the current length n > L  emozilla, 2023; HF ``dynamic``
+``yarn``              ramp between θ_i (fast pairs) and θ_i/s (slow pairs)      Peng et al. 2023, arXiv:2309.00071
+``llama3``            θ_i for short wavelengths, θ_i/s for long, smooth between  Meta Llama 3.1 (2024)
+====================  ========================================================  =================================
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping
+
+from ._backend import Array, Backend, check_even, check_positive, namespace
+from .rope import rope_frequencies
+
+__all__ = ["rope_inv_freq", "ROPE_SCALINGS", "register_rope_scaling", "yarn_ramp", "yarn_attention_factor"]
+
+ScalingFn = Callable[[int, float, Mapping[str, Any], "int | None", Backend], "tuple[Array, float]"]
+ROPE_SCALINGS: dict[str, ScalingFn] = {}
+
+
+def register_rope_scaling(name: str) -> Callable[[ScalingFn], ScalingFn]:
+    """Decorator adding a variant to :data:`ROPE_SCALINGS` under ``name``."""
+
+    def add(fn: ScalingFn) -> ScalingFn:
+        ROPE_SCALINGS[name] = fn
+        return fn
+
+    return add
+
+
+def _get(cfg: Mapping[str, Any], key: str, default: Any = None, *, positive: bool = True) -> Any:
+    """``cfg[key]`` (or ``default``), raising a ``ValueError`` that names the key when it is missing or bad."""
+    value = cfg.get(key, default)
+    if value is None:
+        raise ValueError(f"rope_scaling of type {cfg.get('rope_type')!r} needs the key {key!r}")
+    if positive:
+        check_positive(f"rope_scaling[{key!r}]", value)
+    return value
+
+
+@register_rope_scaling("default")
+def _default(head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend):
+    """Plain RoPE: θ_i = base^(−2i/d)."""
+    return rope_frequencies(head_dim, base, backend=backend), 1.0
+
+
+@register_rope_scaling("linear")
+def _linear(head_dim, base, cfg, seq_len, backend):
+    """Position interpolation (PI): θ_i / s, i.e. position m is read as m / s.
+
+    Every position below s·L lands inside the trained range [0, L).
+    """
+    s = _get(cfg, "factor")
+    return rope_frequencies(head_dim, base, backend=backend) / s, 1.0
+
+
+def _ntk_base(base: float, factor: float, head_dim: int) -> float:
+    # Choose base' so that the lowest frequency θ_{d/2−1} is divided by exactly s:
+    # base'^(−(d−2)/d) = base^(−(d−2)/d) / s  ⇔  base' = base · s^(d/(d−2)).
+    return base * factor ** (head_dim / (head_dim - 2))
+
+
+@register_rope_scaling("ntk")
+def _ntk(head_dim, base, cfg, seq_len, backend):
+    """Static NTK-aware scaling: base' = base · s^(d/(d−2)).
+
+    The highest frequency (i = 0) is untouched (θ_0 = 1 for any base); the
+    lowest is divided by s, like PI; frequencies in between are divided by less.
+    """
+    s = _get(cfg, "factor")
+    return rope_frequencies(head_dim, _ntk_base(base, s, head_dim), backend=backend), 1.0
+
+
+@register_rope_scaling("dynamic")
+def _dynamic(head_dim, base, cfg, seq_len, backend):
+    """Dynamic NTK: the NTK base change with an effective factor that grows with the current length n.
+
+    s' = s·n/L − (s − 1) for n > L (s' = 1 at n = L, s' = s at n = 2L… linear in n);
+    for n ≤ L the frequencies are the plain ones. ``seq_len`` is n. With a KV
+    cache, keys rotated at an earlier n used another base than new queries: the
+    pitfall discussed in huggingface/transformers #25104.
+    """
+    s = _get(cfg, "factor")
+    original = _get(cfg, "original_max_position_embeddings")
+    n = original if seq_len is None else max(int(seq_len), original)
+    effective = s * n / original - (s - 1)
+    return rope_frequencies(head_dim, _ntk_base(base, effective, head_dim), backend=backend), 1.0
+
+
+def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
+    """YaRN's temperature term 0.1·mscale·ln s + 1 (1 when s ≤ 1)."""
+    return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
+
+
+def yarn_ramp(head_dim: int, base: float, original_max_position_embeddings: int,
+              beta_fast: float = 32.0, beta_slow: float = 1.0, *, truncate: bool = True,
+              backend: Backend = "numpy") -> Array:
+    """YaRN's per-pair weight γ_i ∈ [0, 1] of the *original* frequency (1 = untouched, 0 = fully interpolated).
+
+    Pair i completes L·θ_i/(2π) turns over the original context L. Pairs with
+    more than β_fast turns keep θ_i; pairs with fewer than β_slow turns get θ_i/s;
+    a linear ramp over the pair index joins the two. The pair index at which a
+    pair completes r turns is d·ln(L / (2πr)) / (2 ln base).
+    """
+    xp = namespace(backend)
+
+    def pair_index_with_turns(turns: float) -> float:
+        return head_dim * math.log(original_max_position_embeddings / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = pair_index_with_turns(beta_fast), pair_index_with_turns(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, head_dim - 1)
+    if low == high:
+        high += 0.001  # avoid a division by zero, as the reference code does
+    i = xp.arange(head_dim // 2, dtype=xp.float64)
+    return 1 - xp.clip((i - low) / (high - low), 0, 1)
+
+
+@register_rope_scaling("yarn")
+def _yarn(head_dim, base, cfg, seq_len, backend):
+    """YaRN: θ_i' = γ_i·θ_i + (1 − γ_i)·θ_i/s with γ from :func:`yarn_ramp`, and attention factor 0.1·ln s + 1.
+
+    Keys (Hugging Face defaults): beta_fast = 32, beta_slow = 1, attention_factor
+    (overrides the formula), mscale / mscale_all_dim (DeepSeek's variant), truncate = True.
+    """
+    s = _get(cfg, "factor")
+    original = _get(cfg, "original_max_position_embeddings")
+    gamma = yarn_ramp(head_dim, base, original, _get(cfg, "beta_fast", 32.0), _get(cfg, "beta_slow", 1.0),
+                      truncate=cfg.get("truncate", True), backend=backend)
+    theta = rope_frequencies(head_dim, base, backend=backend)
+    inv_freq = gamma * theta + (1 - gamma) * theta / s
+    attention = cfg.get("attention_factor")
+    if attention is None:
+        mscale, mscale_all_dim = cfg.get("mscale"), cfg.get("mscale_all_dim")
+        if mscale and mscale_all_dim:
+            attention = yarn_attention_factor(s, mscale) / yarn_attention_factor(s, mscale_all_dim)
+        else:
+            attention = yarn_attention_factor(s)
+    return inv_freq, float(attention)
+
+
+@register_rope_scaling("llama3")
+def _llama3(head_dim, base, cfg, seq_len, backend):
+    """Llama 3.1 scaling: by wavelength λ_i = 2π/θ_i against the original context L.
+
+    λ_i < L/high_freq_factor: keep θ_i;  λ_i > L/low_freq_factor: θ_i/s;
+    in between: (1 − t)·θ_i/s + t·θ_i with t = (L/λ_i − low_freq_factor)/(high_freq_factor − low_freq_factor).
+    Meta's published settings: factor 8, low 1, high 4, L = 8192.
+    """
+    xp = namespace(backend)
+    s = _get(cfg, "factor")
+    low, high = _get(cfg, "low_freq_factor"), _get(cfg, "high_freq_factor")
+    original = _get(cfg, "original_max_position_embeddings")
+    if high <= low:
+        raise ValueError(f"rope_scaling['high_freq_factor'] ({high}) must exceed rope_scaling['low_freq_factor'] ({low})")
+    theta = rope_frequencies(head_dim, base, backend=backend)
+    wavelength = 2 * math.pi / theta
+    t = xp.clip((original / wavelength - low) / (high - low), 0, 1)  # 0 for long waves, 1 for short ones
+    return (1 - t) * theta / s + t * theta, 1.0
+
+
+def rope_inv_freq(
+    head_dim: int,
+    base: float = 10000.0,
+    scaling: Mapping[str, Any] | None = None,
+    *,
+    seq_len: int | None = None,
+    backend: Backend = "numpy",
+) -> tuple[Array, float]:
+    """``(inv_freq, attention_factor)`` for RoPE, optionally scaled (float64, length head_dim/2).
+
+    ``scaling=None`` is plain RoPE. Otherwise ``scaling["rope_type"]`` (or the
+    legacy ``"type"``) picks an entry of :data:`ROPE_SCALINGS`; ``seq_len`` is the
+    current sequence length, used by ``"dynamic"`` only.
+    """
+    check_even("head_dim", head_dim)
+    check_positive("base", base)
+    namespace(backend)  # validates the name
+    cfg = dict(scaling or {"rope_type": "default"})
+    if "rope_type" not in cfg and "type" in cfg:
+        cfg["rope_type"] = cfg["type"]
+    rope_type = cfg.get("rope_type")
+    if rope_type is None:
+        raise ValueError("scaling needs a 'rope_type' key (one of %s)" % sorted(ROPE_SCALINGS))
+    if rope_type not in ROPE_SCALINGS:
+        raise ValueError(f"unknown rope_type {rope_type!r} in scaling; known: {sorted(ROPE_SCALINGS)}")
+    if seq_len is not None and (isinstance(seq_len, bool) or int(seq_len) != seq_len or seq_len <= 0):
+        raise ValueError(f"seq_len must be a positive integer, got {seq_len!r}")
+    return ROPE_SCALINGS[rope_type](head_dim, base, cfg, seq_len, backend)

@@ -1,0 +1,39 @@
+"""Sandwich (Chi et al., 2023, "Dissecting Transformer Length Extrapolation via the Lens of Receptive Field Analysis").
+
+Sandwich keeps the sinusoidal encoding but uses it only as a *bias*: the inner
+product of two sinusoidal vectors, which depends only on i − j::
+
+    PE(i) · PE(j) = Σ_{k<d/2} cos((i − j) ω_k),   ω_k = base^(−2k/d)
+
+poslib subtracts d/2 (its value at distance 0), so the bias is 0 on the
+diagonal and ≤ 0 elsewhere, and decays (on average, with ripples) with
+distance, like a smooth ALiBi. The paper additionally divides by a per-head
+factor (as ALiBi's slopes do); pass ``n_heads`` to get that: head h (1-based)
+is divided by 8h/n_heads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._backend import Array, Backend, check_positive_int, namespace
+from .attention import mask_future, relative_distance
+from .sinusoidal import sinusoidal_frequencies
+
+__all__ = ["sandwich_bias"]
+
+
+def sandwich_bias(q_len: int, k_len: int | None, dim: int, *, base: float = 10000.0, n_heads: int | None = None,
+                  causal: bool = False, backend: Backend = "numpy", device: Any = None) -> Array:
+    """Σ_k [cos((i − j) ω_k) − 1], shape ``(q_len, k_len)``, or ``(n_heads, q_len, k_len)`` with per-head scaling."""
+    xp = namespace(backend)
+    freqs = sinusoidal_frequencies(dim, base, backend=backend, device=device)
+    distance = relative_distance(q_len, k_len, backend=backend, device=device)
+    bias = (xp.cos(distance[..., None] * freqs) - 1).sum(-1)
+    if n_heads is not None:
+        check_positive_int("n_heads", n_heads)
+        h = xp.arange(1, n_heads + 1, dtype=xp.float64)
+        if device is not None:
+            h = h.to(device)
+        bias = bias[None] / (8 * h / n_heads)[:, None, None]
+    return mask_future(bias) if causal else bias

@@ -1,0 +1,101 @@
+"""T5 relative position buckets (Raffel et al., 2020, "Exploring the Limits of Transfer Learning", §2.1).
+
+Each head learns one scalar per *bucket* of relative position
+``r = key − query`` and adds it to the attention score. With B buckets
+(halved per direction when bidirectional):
+
+* the first B/2 buckets are exact: distance 0, 1, …, B/2 − 1;
+* the remaining B/2 cover distances up to ``max_distance`` on a log scale:
+  bucket = B/2 + ⌊ log(|r| / (B/2)) / log(max_distance / (B/2)) · B/2 ⌋;
+* everything beyond ``max_distance`` shares the last bucket.
+
+Bidirectional (encoder) buckets put r > 0 (keys after the query) in the upper
+half. Causal (decoder) buckets treat every future key as distance 0.
+Sign convention: relative_position = key − query (the bias of an encoder-decoder
+once got this wrong: huggingface/transformers #7323).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+
+__all__ = ["t5_relative_bucket", "t5_relative_positions", "t5_bias", "T5RelativeBias"]
+
+
+def t5_relative_positions(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None) -> Array:
+    """Integer ``key − query`` matrix ``(q_len, k_len)``."""
+    check_positive_int("q_len", q_len)
+    k_len = q_len if k_len is None else k_len
+    check_positive_int("k_len", k_len)
+    xp = namespace(backend)
+    q = arange(q_len, xp, dtype=xp.int64, device=device)
+    k = arange(k_len, xp, dtype=xp.int64, device=device)
+    return k[None, :] - q[:, None]
+
+
+def t5_relative_bucket(relative_position: Array, *, bidirectional: bool = True, num_buckets: int = 32,
+                       max_distance: int = 128) -> Array:
+    """Bucket index in [0, num_buckets) for each integer ``relative_position`` (= key − query)."""
+    check_positive_int("num_buckets", num_buckets)
+    check_positive_int("max_distance", max_distance)
+    xp = xp_of(relative_position=relative_position)
+    rel = relative_position if hasattr(relative_position, "dtype") else np.asarray(relative_position)
+    rel = rel.long() if is_torch(rel) else rel.astype(np.int64)
+    buckets = 0
+    if bidirectional:
+        num_buckets //= 2
+        buckets = (rel > 0) * num_buckets
+        distance = xp.abs(rel)
+    else:
+        distance = -xp.minimum(rel, xp.zeros_like(rel))  # future keys count as distance 0
+    max_exact = num_buckets // 2
+    if max_exact < 1:
+        raise ValueError(f"num_buckets must be at least {4 if bidirectional else 2}, got {num_buckets * (2 if bidirectional else 1)}")
+    if max_distance <= max_exact:
+        raise ValueError(f"max_distance ({max_distance}) must exceed the {max_exact} exact buckets, "
+                         "or there is no room for the logarithmic ones")
+    is_small = distance < max_exact
+    # log-spaced buckets from max_exact to max_distance; clamp the distance to ≥ 1 to keep log finite
+    safe = xp.maximum(distance, xp.ones_like(distance))
+    safe = safe.double() if is_torch(safe) else safe.astype(np.float64)
+    log_ratio = xp.log(safe / max_exact) / math.log(max_distance / max_exact)
+    large = max_exact + log_ratio * (num_buckets - max_exact)
+    large = large.long() if is_torch(large) else large.astype(np.int64)  # truncation toward zero, as T5
+    large = xp.minimum(large, xp.full_like(large, num_buckets - 1))
+    return buckets + xp.where(is_small, distance, large)
+
+
+def t5_bias(bias_table: Array, q_len: int, k_len: int | None = None, *, bidirectional: bool = True,
+            max_distance: int = 128) -> Array:
+    """Bias ``(n_heads, q_len, k_len)`` read from a ``(num_buckets, n_heads)`` table of learned scalars."""
+    xp = xp_of(bias_table=bias_table)
+    if bias_table.ndim != 2:
+        raise ValueError(f"bias_table must have shape (num_buckets, n_heads), got {tuple(bias_table.shape)}")
+    rel = t5_relative_positions(q_len, k_len, backend="torch" if xp is torch else "numpy",
+                                device=bias_table.device if is_torch(bias_table) else None)
+    buckets = t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=bias_table.shape[0],
+                                 max_distance=max_distance)
+    values = bias_table[buckets]  # (q_len, k_len, n_heads)
+    return xp.moveaxis(values, -1, 0) if xp is np else values.permute(2, 0, 1)
+
+
+class T5RelativeBias(nn.Module):
+    """Trainable T5 bias: an ``nn.Embedding(num_buckets, n_heads)``; ``forward(q_len, k_len)`` → ``(n_heads, q_len, k_len)``."""
+
+    def __init__(self, n_heads: int, *, num_buckets: int = 32, max_distance: int = 128,
+                 bidirectional: bool = True) -> None:
+        super().__init__()
+        check_positive_int("n_heads", n_heads)
+        self.bias = nn.Embedding(num_buckets, n_heads)
+        self.max_distance, self.bidirectional = max_distance, bidirectional
+
+    def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
+        return t5_bias(self.bias.weight, q_len, k_len, bidirectional=self.bidirectional,
+                       max_distance=self.max_distance)

@@ -1,0 +1,91 @@
+"""Transformer-XL / XLNet relative attention (Dai et al., 2019, arXiv:1901.02860, §3.3).
+
+Start from absolute encodings: with token embedding E_x and position vector U,
+(E_{x_i} + U_i)ᵀ W_qᵀ W_k (E_{x_j} + U_j) expands into four terms
+(:func:`absolute_score_terms`). Transformer-XL rewrites each of them:
+
+    A_ij = q_iᵀ k_j                (a) content–content
+         + q_iᵀ W_{k,R} R_{i−j}    (b) content–position: relative sinusoid R, its own projection
+         + uᵀ k_j                  (c) global content bias (u replaces U_iᵀ W_qᵀ: the same for every query)
+         + vᵀ W_{k,R} R_{i−j}      (d) global position bias
+
+with q_i = W_q E_{x_i}, k_j = W_{k,E} E_{x_j}. (One source document writes
+this as QᵢᵀKⱼ + uᵀR + vᵀR: that drops q_i from term (b), drops k_j from (c)
+and loses the projection W_{k,R}; the paper's form is the one above.)
+XLNet uses the same attention. The relative encodings R use the sinusoidal
+formula at (possibly negative) offsets i − j, concatenated [sin | cos].
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+from .sinusoidal import sinusoidal_encode
+
+__all__ = ["absolute_score_terms", "transformer_xl_offsets", "transformer_xl_encodings", "transformer_xl_scores"]
+
+
+def absolute_score_terms(x: Array, p: Array, w_q: Array, w_k: Array) -> dict[str, Array]:
+    """The four ``(L, L)`` terms of (x_m + p_m)ᵀ W_qᵀ W_k (x_n + p_n) for rows x (L, d) and positions p (L, d).
+
+    Keys: "content-content", "content-position", "position-content", "position-position";
+    their sum is the full score (W_q, W_k of shape (d, d_head), applied as x @ W).
+    """
+    xp = xp_of(x=x, p=p, w_q=w_q, w_k=w_k)
+    if x.shape != p.shape:
+        raise ValueError(f"x and p must have the same shape, got {tuple(x.shape)} and {tuple(p.shape)}")
+    qx, qp, kx, kp = x @ w_q, p @ w_q, x @ w_k, p @ w_k
+    t = lambda a: xp.swapaxes(a, -1, -2)  # noqa: E731
+    return {
+        "content-content": qx @ t(kx),
+        "content-position": qx @ t(kp),
+        "position-content": qp @ t(kx),
+        "position-position": qp @ t(kp),
+    }
+
+
+def transformer_xl_offsets(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy",
+                           device: Any = None) -> Array:
+    """All offsets i − j that occur, from −(q_len−1) up to k_len − 1 (queries are the last q_len positions)."""
+    check_positive_int("q_len", q_len)
+    k_len = q_len if k_len is None else k_len
+    check_positive_int("k_len", k_len)
+    xp = namespace(backend)
+    return arange(q_len + k_len - 1, xp, device=device) - (q_len - 1)
+
+
+def transformer_xl_encodings(q_len: int, k_len: int | None, dim: int, *, base: float = 10000.0,
+                             backend: Backend = "numpy", device: Any = None) -> Array:
+    """R_{i−j} for every offset of :func:`transformer_xl_offsets`: ``(q_len + k_len − 1, dim)``, layout [sin | cos]."""
+    offsets = transformer_xl_offsets(q_len, k_len, backend=backend, device=device)
+    return sinusoidal_encode(offsets, dim, base, layout="concat")
+
+
+def transformer_xl_scores(q: Array, k: Array, r: Array, u: Array, v: Array, *, return_terms: bool = False) -> Any:
+    """A_ij = (a) + (b) + (c) + (d) above, unscaled, shape ``(..., q_len, k_len)``.
+
+    ``q`` ``(..., q_len, d)``, ``k`` ``(..., k_len, d)``, ``r`` the *projected*
+    encodings W_{k,R} R for every offset of :func:`transformer_xl_offsets`
+    ``(q_len + k_len − 1, d)``, ``u`` and ``v`` ``(d,)``. With ``return_terms``
+    returns ``(scores, {"a", "b", "c", "d"})``.
+    """
+    xp = xp_of(q=q, k=k, r=r, u=u, v=v)
+    q_len, k_len, d = q.shape[-2], k.shape[-2], q.shape[-1]
+    if r.shape != (q_len + k_len - 1, d):
+        raise ValueError(f"r must have shape (q_len + k_len - 1, d) = {(q_len + k_len - 1, d)}, got {tuple(r.shape)}")
+    if k.shape[-1] != d or u.shape != (d,) or v.shape != (d,):
+        raise ValueError("q, k, r must share their last dimension d, and u, v must have shape (d,)")
+    device = q.device if is_torch(q) else None
+    i = arange(q_len, xp, dtype=xp.int64, device=device)[:, None] + (k_len - q_len)
+    j = arange(k_len, xp, dtype=xp.int64, device=device)[None, :]
+    row = i - j + (q_len - 1)  # index of offset i − j in r
+    rows = arange(q_len, xp, dtype=xp.int64, device=device)[:, None]
+    terms = {
+        "a": q @ xp.swapaxes(k, -1, -2),
+        "b": (q @ xp.swapaxes(r, -1, -2))[..., rows, row],
+        "c": xp.broadcast_to((k @ u)[..., None, :], (*k.shape[:-2], q_len, k_len)),
+        "d": (r @ v)[row],
+    }
+    scores = terms["a"] + terms["b"] + terms["c"] + terms["d"]
+    return (scores, terms) if return_terms else scores

@@ -1,0 +1,154 @@
+"""RoPE: its defining property, its three equivalent forms, its two layouts, and its precision."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+import poslib as P
+
+head_dims = st.sampled_from([2, 4, 8, 16, 64])
+positions = st.integers(min_value=-5000, max_value=5000)
+bases = st.sampled_from([10.0, 10000.0, 500000.0])
+
+
+def _rand(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+@given(d=head_dims, m=positions, n=positions, shift=positions, base=bases, seed=st.integers(0, 2**16))
+def test_scores_depend_only_on_relative_position(d, m, n, shift, base, seed):
+    q, k = _rand((1, d), seed), _rand((1, d), seed + 1)
+    f = P.rope_frequencies(d, base)
+    s1 = (P.apply_rope(q, [m], f) * P.apply_rope(k, [n], f)).sum()
+    s2 = (P.apply_rope(q, [m + shift], f) * P.apply_rope(k, [n + shift], f)).sum()
+    assert s1 == pytest.approx(s2, abs=1e-9 * (1 + abs(s1)))
+
+
+@given(d=head_dims, m=positions, n=positions, base=bases)
+def test_rotation_matrices_compose_and_are_orthogonal(d, m, n, base):
+    rm, rn = P.rope_matrix(m, d, base), P.rope_matrix(n, d, base)
+    np.testing.assert_allclose(rm.T @ rn, P.rope_matrix(n - m, d, base), atol=1e-9)
+    np.testing.assert_allclose(rm.T @ rm, np.eye(d), atol=1e-12)
+
+
+@given(d=head_dims, m=positions, base=bases, seed=st.integers(0, 2**16))
+def test_matrix_elementwise_and_complex_forms_agree(d, m, base, seed):
+    x = _rand((1, d), seed)
+    fast = P.apply_rope(x, [m], P.rope_frequencies(d, base))[0]
+    matrix = P.rope_matrix(m, d, base) @ x[0]
+    # complex form, written independently: pair (x_2i, x_2i+1) is x_2i + i·x_2i+1, times e^{i m θ_i}
+    theta = base ** (-np.arange(0, d, 2) / d)
+    z = (x[0, 0::2] + 1j * x[0, 1::2]) * np.exp(1j * m * theta)
+    complex_form = np.stack([z.real, z.imag], axis=-1).reshape(-1)
+    np.testing.assert_allclose(fast, matrix, atol=1e-9)
+    np.testing.assert_allclose(fast, complex_form, atol=1e-9)
+
+
+@given(d=head_dims, base=bases, seed=st.integers(0, 2**16), seq=st.integers(1, 12))
+def test_half_layout_is_interleaved_up_to_a_fixed_permutation(d, base, seed, seq):
+    x = _rand((2, seq, d), seed)
+    pos = np.arange(seq) * 7 - 3
+    f = P.rope_frequencies(d, base)
+    perm = P.rope_layout_permutation(d)
+    inter = P.apply_rope(x, pos, f, layout="interleaved")
+    half = P.apply_rope(x[..., perm], pos, f, layout="half")
+    np.testing.assert_allclose(half, inter[..., perm], atol=1e-12)
+
+
+def test_half_layout_matches_the_rotate_half_formula():
+    x = torch.randn(3, 5, 16, dtype=torch.float64)
+    pos = torch.arange(5)
+    f = torch.tensor(P.rope_frequencies(16))
+    angles = pos[:, None].double() * f
+    cos, sin = torch.cat([angles.cos()] * 2, -1), torch.cat([angles.sin()] * 2, -1)
+    reference = x * cos + P.rotate_half(x) * sin
+    torch.testing.assert_close(P.apply_rope(x, pos, f, layout="half"), reference, rtol=0, atol=1e-12)
+
+
+def test_mixing_up_layouts_changes_scores():
+    x = _rand((6, 8), 0)
+    f = P.rope_frequencies(8)
+    pos = np.arange(6)
+    right = P.apply_rope(x, pos, f, layout="interleaved")
+    wrong = P.apply_rope(x, pos, f, layout="half")
+    assert np.abs(right @ right.T - wrong @ wrong.T).max() > 0.1
+
+
+def test_hand_worked_case():
+    # d = 2: θ_0 = 1, so position m rotates (1, 0) to (cos m, sin m); (0, 1) to (−sin m, cos m).
+    f = P.rope_frequencies(2)
+    out = P.apply_rope(np.array([[1.0, 0.0], [0.0, 1.0]]), [1.0, 2.0], f)
+    np.testing.assert_allclose(out, [[math.cos(1), math.sin(1)], [-math.sin(2), math.cos(2)]], atol=1e-15)
+
+
+def test_norms_preserved_and_inputs_untouched():
+    x = torch.randn(2, 4, 9, 32)
+    before = x.clone()
+    y = P.apply_rope(x, torch.arange(9), torch.tensor(P.rope_frequencies(32)))
+    torch.testing.assert_close(y.norm(dim=-1), x.norm(dim=-1))
+    assert torch.equal(x, before)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_non_contiguous_input(layout):
+    x = torch.randn(2, 9, 4, 16).transpose(1, 2)  # (b, h, s, d) view of a (b, s, h, d) tensor
+    f = torch.tensor(P.rope_frequencies(16))
+    torch.testing.assert_close(P.apply_rope(x, torch.arange(9), f, layout=layout),
+                               P.apply_rope(x.contiguous(), torch.arange(9), f, layout=layout))
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_low_precision_stays_accurate_at_long_positions(dtype, layout):
+    d = 128
+    x64 = torch.randn(1, 64, d, dtype=torch.float64)
+    pos = torch.linspace(0, 2**20, 64).round().long()
+    f = torch.tensor(P.rope_frequencies(d, 500000.0))
+    reference = P.apply_rope(x64, pos, f, layout=layout)
+    low = P.apply_rope(x64.to(dtype), pos, f, layout=layout)  # f stays float64, as rope_inv_freq returns it
+    assert low.dtype == dtype
+    err = (low.double() - reference).abs().max() / x64.abs().max()
+    assert err < 0.02
+    # the bug this guards against: angles formed in the input's dtype are far off
+    naive_angles = pos.to(dtype)[:, None] * f.to(dtype)[None, :]
+    assert (naive_angles.double() - pos.double()[:, None] * f[None, :]).abs().max() > 1
+
+
+def test_numpy_float32_and_float16_keep_dtype():
+    x = _rand((3, 8), 1)
+    f = P.rope_frequencies(8)
+    for dtype in (np.float32, np.float16):
+        y = P.apply_rope(x.astype(dtype), np.arange(3), f)
+        assert y.dtype == dtype
+        np.testing.assert_allclose(y, P.apply_rope(x, np.arange(3), f), atol=5e-3)
+
+
+def test_attention_factor_scales_cos_and_sin():
+    x = _rand((2, 8), 2)
+    f = P.rope_frequencies(8)
+    np.testing.assert_allclose(P.apply_rope(x, [3, 4], f, scale=1.5), 1.5 * P.apply_rope(x, [3, 4], f))
+
+
+def test_xpos_scores_depend_only_on_relative_position_and_decay():
+    d = 16
+    f = P.rope_frequencies(d)
+    q, k = _rand((1, d), 3), _rand((1, d), 4)
+
+    def score(n, m):
+        return (P.apply_xpos(q, [n], f) * P.apply_xpos(k, [m], f, is_key=True)).sum()
+
+    assert score(700, 600) == pytest.approx(score(100, 0), rel=1e-9)
+    # with all-ones vectors the decay is visible as a shrinking upper bound
+    ones = np.ones((1, d))
+    bound = [np.abs(P.xpos_scale(np.array([t]), d)).sum() for t in (0, 512, 1024)]
+    assert bound[0] > bound[1] > bound[2]
+    assert P.apply_xpos(ones, [0], f).sum() == pytest.approx(P.apply_rope(ones, [0], f).sum())
+
+
+def test_xpos_zeta_matches_paper():
+    # ζ_i = (2i/d + γ)/(1 + γ): for d = 4, γ = 0.4 → (0.4/1.4, 0.9/1.4)
+    np.testing.assert_allclose(P.xpos_zeta(4), [0.4 / 1.4, 0.9 / 1.4])
