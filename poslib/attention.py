@@ -20,18 +20,21 @@ from ._backend import Array, Backend, arange, check_positive_int, is_torch, name
 __all__ = ["relative_distance", "causal_mask", "mask_future", "softmax", "attention", "attention_entropy"]
 
 
-def relative_distance(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None) -> Array:
-    """``j − i`` for query i and key j, float64 ``(q_len, k_len)``.
+def relative_distance(q_len: int, k_len: int | None = None, *, queries_at_end: bool = True, dtype: Any = None,
+                      backend: Backend = "numpy", device: Any = None) -> Array:
+    """``j − i`` for query i and key j, shape ``(q_len, k_len)``, float64 unless ``dtype`` is given.
 
-    When ``k_len > q_len`` (a KV cache), the queries are the *last* q_len
-    positions: query i sits at absolute position i + k_len − q_len.
+    When ``k_len > q_len`` (a KV cache) and ``queries_at_end``, the queries are
+    the *last* q_len positions: query i sits at absolute position
+    i + k_len − q_len. T5 and DeBERTa place queries at 0 … q_len − 1 instead
+    (``queries_at_end=False``).
     """
     check_positive_int("q_len", q_len)
     k_len = q_len if k_len is None else k_len
     check_positive_int("k_len", k_len)
     xp = namespace(backend)
-    i = arange(q_len, xp, device=device) + (k_len - q_len)
-    j = arange(k_len, xp, device=device)
+    i = arange(q_len, xp, dtype=dtype, device=device) + (k_len - q_len if queries_at_end else 0)
+    j = arange(k_len, xp, dtype=dtype, device=device)
     return j[None, :] - i[:, None]
 
 

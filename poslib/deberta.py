@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+from .attention import relative_distance
 
 __all__ = ["deberta_relative_position", "deberta_log_bucket", "deberta_delta", "deberta_scores", "DebertaRelativeScores"]
 
@@ -46,13 +47,8 @@ def deberta_log_bucket(relative_position: Array, bucket_size: int, max_position:
 def deberta_relative_position(q_len: int, k_len: int | None = None, *, bucket_size: int = -1,
                               max_position: int = -1, backend: Backend = "numpy", device: Any = None) -> Array:
     """Integer ``query − key`` matrix ``(q_len, k_len)``, log-bucketed when bucket_size > 0 and max_position > 0."""
-    check_positive_int("q_len", q_len)
-    k_len = q_len if k_len is None else k_len
-    check_positive_int("k_len", k_len)
     xp = namespace(backend)
-    q = arange(q_len, xp, dtype=xp.int64, device=device)
-    k = arange(k_len, xp, dtype=xp.int64, device=device)
-    rel = q[:, None] - k[None, :]
+    rel = -relative_distance(q_len, k_len, queries_at_end=False, dtype=xp.int64, backend=backend, device=device)
     if bucket_size > 0 and max_position > 0:
         if max_position <= bucket_size // 2 + 1:
             raise ValueError(f"max_position ({max_position}) must exceed bucket_size/2 + 1 ({bucket_size // 2 + 1})")

@@ -24,20 +24,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+from ._backend import Array, Backend, check_positive_int, is_torch, namespace, xp_of
+from .attention import relative_distance
 
 __all__ = ["t5_relative_bucket", "t5_relative_positions", "t5_bias", "T5RelativeBias"]
 
 
 def t5_relative_positions(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None) -> Array:
-    """Integer ``key − query`` matrix ``(q_len, k_len)``."""
-    check_positive_int("q_len", q_len)
-    k_len = q_len if k_len is None else k_len
-    check_positive_int("k_len", k_len)
+    """Integer ``key − query`` matrix ``(q_len, k_len)``, queries at positions 0 … q_len − 1."""
     xp = namespace(backend)
-    q = arange(q_len, xp, dtype=xp.int64, device=device)
-    k = arange(k_len, xp, dtype=xp.int64, device=device)
-    return k[None, :] - q[:, None]
+    return relative_distance(q_len, k_len, queries_at_end=False, dtype=xp.int64, backend=backend, device=device)
 
 
 def t5_relative_bucket(relative_position: Array, *, bidirectional: bool = True, num_buckets: int = 32,
