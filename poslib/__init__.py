@@ -39,7 +39,13 @@ from .sinusoidal import (
     sinusoidal_table,
 )
 from .t5 import T5RelativeBias, t5_bias, t5_relative_bucket, t5_relative_positions
-from .transformer_xl import absolute_score_terms, transformer_xl_encodings, transformer_xl_offsets, transformer_xl_scores
+from .transformer_xl import (
+    TransformerXLRelativeScores,
+    absolute_score_terms,
+    transformer_xl_encodings,
+    transformer_xl_offsets,
+    transformer_xl_scores,
+)
 from .xpos import apply_xpos, xpos_scale, xpos_zeta
 
 __version__ = "0.1.0"

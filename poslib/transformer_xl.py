@@ -20,10 +20,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+from torch import nn
+
 from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
 from .sinusoidal import sinusoidal_encode
 
-__all__ = ["absolute_score_terms", "transformer_xl_offsets", "transformer_xl_encodings", "transformer_xl_scores"]
+__all__ = [
+    "absolute_score_terms",
+    "transformer_xl_offsets",
+    "transformer_xl_encodings",
+    "transformer_xl_scores",
+    "TransformerXLRelativeScores",
+]
 
 
 def absolute_score_terms(x: Array, p: Array, w_q: Array, w_k: Array) -> dict[str, Array]:
@@ -89,3 +98,24 @@ def transformer_xl_scores(q: Array, k: Array, r: Array, u: Array, v: Array, *, r
     }
     scores = terms["a"] + terms["b"] + terms["c"] + terms["d"]
     return (scores, terms) if return_terms else scores
+
+
+class TransformerXLRelativeScores(nn.Module):
+    """Trainable parts of Transformer-XL's relative scores: W_{k,R} and the global biases u, v.
+
+    ``forward(q, k)`` takes already-projected queries and keys ``(..., len, d)``
+    and returns the unscaled scores A of :func:`transformer_xl_scores`.
+    """
+
+    def __init__(self, dim: int, *, base: float = 10000.0) -> None:
+        super().__init__()
+        check_positive_int("dim", dim)
+        self.dim, self.base = dim, base
+        self.w_k_r = nn.Linear(dim, dim, bias=False)
+        self.u = nn.Parameter(torch.zeros(dim))
+        self.v = nn.Parameter(torch.zeros(dim))
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        encodings = transformer_xl_encodings(q.shape[-2], k.shape[-2], self.dim, base=self.base, backend="torch",
+                                             device=q.device).to(q.dtype)
+        return transformer_xl_scores(q, k, self.w_k_r(encodings), self.u, self.v)

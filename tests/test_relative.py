@@ -71,3 +71,15 @@ def test_without_positions_attention_is_permutation_equivariant_and_causal_mask_
     c, _ = P.attention(x, x, x, causal=True)
     c_p, _ = P.attention(x[perm], x[perm], x[perm], causal=True)
     assert np.abs(c_p - c[perm]).max() > 1e-3
+
+
+def test_transformer_xl_module_gets_gradients_and_matches_function():
+    m = P.TransformerXLRelativeScores(8)
+    torch.nn.init.normal_(m.u)
+    q, k = torch.randn(2, 4, 8, dtype=torch.float64), torch.randn(2, 6, 8, dtype=torch.float64)
+    m = m.double()
+    scores = m(q, k)
+    r = m.w_k_r(torch.tensor(P.transformer_xl_encodings(4, 6, 8)))
+    torch.testing.assert_close(scores, P.transformer_xl_scores(q, k, r, m.u, m.v))
+    scores.sum().backward()
+    assert m.u.grad is not None and m.v.grad.abs().sum() > 0 and m.w_k_r.weight.grad.abs().sum() > 0
