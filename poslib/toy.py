@@ -1,0 +1,234 @@
+"""Toy models for notebooks 01–03: a one-layer self-attention, and a few seconds of training on a task where order matters.
+
+:class:`TinySelfAttention` is a real single-head attention layer (W_q, W_k, W_v,
+W_o as ``nn.Linear``) that calls :func:`poslib.attention`, so the notebooks can
+permute its input and watch what happens, with or without a causal mask and
+with or without positions added.
+
+:func:`train_offset_copy` trains a one-layer model whose only source of order
+is a :class:`~poslib.learned.LearnedPositionalEmbedding` (or a fixed sinusoidal
+table) on *offset copy*: the target at position m is the token at m − offset.
+No bag-of-tokens model can do that, so the learned table must come to encode
+position. Training uses plain Adam (no weight decay): a row whose position
+never occurs gets an exactly zero gradient and therefore stays, bit for bit,
+at its random initialisation, which is the fact notebook 02 checks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ._backend import check_choice, check_positive_int
+from .alibi import alibi_slopes
+from .attention import attention
+from .rope import apply_rope, rope_frequencies
+from .t5 import t5_relative_bucket
+from .learned import LearnedPositionalEmbedding
+from .sinusoidal import sinusoidal_encode
+
+__all__ = ["WORDS", "PINYIN", "word_vectors", "TinySelfAttention", "SCORE_SCHEMES", "position_scores", "shift_gap", "OffsetCopyModel", "OffsetCopyResult", "offset_copy_batch", "train_offset_copy",
+           "offset_copy_accuracy"]
+
+
+WORDS = ("我", "爱", "你")  # "I love you"; reordered to 你 爱 我 it means "you love me"
+PINYIN = ("wǒ", "ài", "nǐ")  # figure labels: matplotlib's default font has no CJK glyphs
+
+
+def word_vectors(dim: int = 8, *, seed: int = 0) -> torch.Tensor:
+    """Seeded float64 embeddings ``(3, dim)`` for :data:`WORDS`, row i for word i."""
+    check_positive_int("dim", dim)
+    return torch.randn(len(WORDS), dim, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+
+class TinySelfAttention(nn.Module):
+    """One head of self-attention with an output projection, seeded: ``forward(x) -> (out, weights)``.
+
+    ``x`` has shape ``(..., L, dim)``. Positions are *not* added here; callers
+    add them to ``x`` first (absolute schemes) or pass ``bias`` (relative ones).
+    """
+
+    def __init__(self, dim: int, *, seed: int = 0) -> None:
+        super().__init__()
+        check_positive_int("dim", dim)
+        gen = torch.Generator().manual_seed(seed)
+        self.dim = dim
+        self.w_q, self.w_k, self.w_v, self.w_o = (nn.Linear(dim, dim, bias=False, dtype=torch.float64)
+                                                  for _ in range(4))
+        with torch.no_grad():  # seeded independently of the global RNG, so the layer is the same in any notebook
+            for lin in (self.w_q, self.w_k, self.w_v, self.w_o):
+                lin.weight.copy_(torch.randn(dim, dim, generator=gen, dtype=torch.float64) / math.sqrt(dim))
+
+    def forward(self, x: torch.Tensor, *, causal: bool = False,
+                bias: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"x must have last dimension {self.dim}, got shape {tuple(x.shape)}")
+        out, weights = attention(self.w_q(x), self.w_k(x), self.w_v(x), bias=bias, causal=causal)
+        return self.w_o(out), weights
+
+
+def offset_copy_batch(batch: int, length: int, vocab: int, offset: int, *,
+                      generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random tokens ``(batch, length)`` and targets: token at m − offset, or −100 (ignored) where m < offset."""
+    for name, value in (("batch", batch), ("length", length), ("vocab", vocab), ("offset", offset)):
+        check_positive_int(name, value)
+    if offset >= length:
+        raise ValueError(f"offset must be smaller than length, got offset={offset}, length={length}")
+    tokens = torch.randint(vocab, (batch, length), generator=generator)
+    targets = torch.full_like(tokens, -100)
+    targets[:, offset:] = tokens[:, :-offset]
+    return tokens, targets
+
+
+class OffsetCopyModel(nn.Module):
+    """Token embedding + position vector → one attention layer (residual) → logits over the vocabulary.
+
+    ``scheme="learned"`` uses a trainable ``(max_len, dim)`` table,
+    ``"sinusoidal"`` the fixed table, ``"none"`` no positions at all.
+    """
+
+    def __init__(self, vocab: int, dim: int, max_len: int, *, scheme: str = "learned") -> None:
+        super().__init__()
+        check_positive_int("vocab", vocab)
+        check_positive_int("dim", dim)
+        check_positive_int("max_len", max_len)
+        check_choice("scheme", scheme, ("learned", "sinusoidal", "none"))
+        self.scheme = scheme
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = LearnedPositionalEmbedding(max_len, dim, init_std=0.5) if scheme == "learned" else None
+        self.q, self.k, self.v = (nn.Linear(dim, dim, bias=False) for _ in range(3))
+        self.out = nn.Linear(dim, vocab)
+
+    def positions(self, length: int) -> torch.Tensor:
+        """The ``(length, dim)`` position vectors added to the tokens (zeros for ``"none"``)."""
+        idx = torch.arange(length)
+        if self.scheme == "learned":
+            return self.pos(idx)
+        if self.scheme == "sinusoidal":
+            return sinusoidal_encode(idx, self.tok.embedding_dim).float()
+        return torch.zeros(length, self.tok.embedding_dim)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        h = self.tok(tokens) + self.positions(tokens.shape[-1])  # injection by addition: x_m + p_m
+        out, _ = attention(self.q(h), self.k(h), self.v(h))
+        return self.out(h + out)
+
+
+@dataclass
+class OffsetCopyResult:
+    """What :func:`train_offset_copy` returns: the model, its table before and after, and the loss curve."""
+
+    model: OffsetCopyModel
+    initial_table: torch.Tensor | None
+    losses: list[float] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def table(self) -> torch.Tensor | None:
+        """The trained ``(max_len, dim)`` table (a detached copy), or None for a fixed scheme."""
+        return None if self.model.pos is None else self.model.pos.weight.detach().clone()
+
+
+def train_offset_copy(*, scheme: str = "learned", max_len: int = 32, train_len: int = 24, vocab: int = 16,
+                      dim: int = 32, offset: int = 3, steps: int = 150, batch: int = 64, lr: float = 0.01,
+                      seed: int = 0) -> OffsetCopyResult:
+    """Train :class:`OffsetCopyModel` on sequences of ``train_len`` tokens (rows ≥ train_len are never used).
+
+    Seeded (model init and data); about a second or two on a 2-core CPU with
+    the defaults. Plain Adam: untouched rows keep their initial values exactly.
+    """
+    check_positive_int("train_len", train_len)
+    check_positive_int("steps", steps)
+    if train_len > max_len:
+        raise ValueError(f"train_len must be ≤ max_len, got train_len={train_len}, max_len={max_len}")
+    threads = torch.get_num_threads()
+    # a model this small is dominated by per-op overhead: extra threads only add contention (and variance)
+    torch.set_num_threads(1)
+    try:
+        return _train(scheme, max_len, train_len, vocab, dim, offset, steps, batch, lr, seed)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(scheme: str, max_len: int, train_len: int, vocab: int, dim: int, offset: int, steps: int, batch: int,
+           lr: float, seed: int) -> OffsetCopyResult:
+    torch.manual_seed(seed)
+    model = OffsetCopyModel(vocab, dim, max_len, scheme=scheme)
+    initial = None if model.pos is None else model.pos.weight.detach().clone()
+    gen = torch.Generator().manual_seed(seed + 1)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(steps):
+        tokens, targets = offset_copy_batch(batch, train_len, vocab, offset, generator=gen)
+        loss = nn.functional.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    config = dict(scheme=scheme, max_len=max_len, train_len=train_len, vocab=vocab, dim=dim, offset=offset,
+                  steps=steps, batch=batch, lr=lr, seed=seed)
+    return OffsetCopyResult(model, initial, losses, config)
+
+
+@torch.no_grad()
+def offset_copy_accuracy(model: OffsetCopyModel, length: int, *, offset: int, vocab: int, batch: int = 256,
+                         seed: int = 123) -> torch.Tensor:
+    """Accuracy at each position ``(length,)`` on fresh sequences (NaN where m < offset: nothing to copy)."""
+    gen = torch.Generator().manual_seed(seed)
+    tokens, targets = offset_copy_batch(batch, length, vocab, offset, generator=gen)
+    hits = (model(tokens).argmax(-1) == targets).float().mean(0)
+    hits[:offset] = float("nan")
+    return hits
+
+
+SCORE_SCHEMES = ("none", "learned", "sinusoidal", "rope", "t5", "alibi")
+
+
+def position_scores(scheme: str, x: np.ndarray, positions: np.ndarray, *, seed: int = 0) -> np.ndarray:
+    """Attention scores ``(L, L)`` of content rows ``x`` (L, d) placed at ``positions`` under ``scheme``.
+
+    One seeded W_q, W_k (and, per scheme, a seeded learned table of 4096 rows,
+    a T5 bucket table, ALiBi's one-head slope), so that calls differing only in
+    ``positions`` are comparable. Absolute schemes add a vector to x before the
+    projections; RoPE rotates q and k; T5 and ALiBi add a bias to the scores.
+    """
+    check_choice("scheme", scheme, SCORE_SCHEMES)
+    x = np.asarray(x, dtype=np.float64)
+    pos = np.asarray(positions)
+    if x.ndim != 2 or pos.shape != (x.shape[0],):
+        raise ValueError(f"x must be (L, d) and positions (L,), got {x.shape} and {pos.shape}")
+    if pos.dtype.kind not in "iu":
+        raise TypeError(f"positions must be integers, got dtype {pos.dtype}")
+    d = x.shape[1]
+    rng = np.random.default_rng(seed)
+    w_q, w_k = rng.standard_normal((2, d, d)) / math.sqrt(d)
+    if scheme == "learned":
+        x = x + rng.standard_normal((4096, d))[pos]
+    elif scheme == "sinusoidal":
+        x = x + sinusoidal_encode(pos, d)
+    q, k = x @ w_q, x @ w_k
+    if scheme == "rope":
+        inv_freq = rope_frequencies(d)
+        q, k = apply_rope(q, pos, inv_freq), apply_rope(k, pos, inv_freq)
+    scores = q @ k.T / math.sqrt(d)
+    rel = pos[None, :] - pos[:, None]  # key − query
+    if scheme == "t5":
+        scores = scores + rng.standard_normal(32)[t5_relative_bucket(rel)]
+    elif scheme == "alibi":
+        scores = scores - alibi_slopes(1)[0] * np.abs(rel)
+    return scores
+
+
+def shift_gap(scheme: str, x: np.ndarray, shift: int, *, seed: int = 0) -> float:
+    """max |scores at positions 0…L−1 − scores at shift…shift+L−1|: 0 for a relative scheme, whatever the content."""
+    n = len(x)
+    base = np.arange(n)
+    return float(np.abs(position_scores(scheme, x, base, seed=seed)
+                        - position_scores(scheme, x, base + shift, seed=seed)).max())
