@@ -28,7 +28,7 @@ from .kerple import KerpleBias, kerple_bias
 from .learned import LearnedPositionalEmbedding, learned_lookup
 from .logn import logn_scale
 from .nope import apply_nope
-from .rope import apply_rope, rope_angles, rope_frequencies, rope_layout_permutation, rope_matrix, rotate_half
+from .rope import apply_rope, rope_angles, rope_decay_bound, rope_frequencies, rope_layout_permutation, rope_matrix, rotate_half
 from .rope_scaling import ROPE_SCALINGS, register_rope_scaling, rope_inv_freq, yarn_attention_factor, yarn_ramp
 from .sandwich import sandwich_bias
 from .sinusoidal import (

@@ -47,6 +47,7 @@ __all__ = [
     "rope_matrix",
     "rotate_half",
     "rope_layout_permutation",
+    "rope_decay_bound",
 ]
 
 LAYOUTS = ("interleaved", "half")
@@ -224,3 +225,32 @@ def rope_layout_permutation(head_dim: int, *, backend: Backend = "numpy") -> Arr
     check_even("head_dim", head_dim)
     xp = namespace(backend)
     return xp.concatenate([xp.arange(0, head_dim, 2), xp.arange(1, head_dim, 2)])
+
+
+def rope_decay_bound(distances: Array, head_dim: int, base: float = 10000.0) -> Array:
+    """RoFormer's long-range "relative upper bound" (Su et al. 2021, §3.4.3, Fig. 2) at each relative distance r.
+
+    Write the RoPE score as Re[Σ_i h_i e^{i r θ_i}] with h_i = q_[2i:2i+1] · conj(k_[2i:2i+1]).
+    Abel summation with the partial sums S_j(r) = Σ_{i<j} e^{i r θ_i} gives::
+
+        |Σ_i h_i e^{i r θ_i}| ≤ (max_i |h_{i+1} − h_i|) · Σ_{j=1}^{d/2} |S_j(r)|,   h_{d/2} := 0
+
+    This returns the factor that depends on r only, averaged as in the paper:
+    (2/d) · Σ_{j=1}^{d/2} |S_j(r)|, float64, shape ``distances.shape``, same kind
+    (NumPy or torch) as ``distances``. It equals (d/2 + 1)/2 at r = 0 and
+    falls, with ripples, as |r| grows. It bounds the *size* of a score (for the
+    worst q, k with given max |h_{i+1} − h_i|), not the score itself, which
+    keeps oscillating and changing sign.
+    """
+    check_even("head_dim", head_dim)
+    if isinstance(distances, (str, bytes)):
+        raise TypeError(f"distances must be numbers (an array, tensor, list or scalar), got {type(distances).__name__}")
+    xp = xp_of(distances=distances)
+    if not (isinstance(base, (int, float)) and not isinstance(base, bool) and base > 1.0):
+        raise ValueError(f"base must be a number greater than 1, got {base!r}")
+    inv_freq = rope_frequencies(head_dim, base, backend="torch" if xp is torch else "numpy",
+                                device=distances.device if is_torch(distances) else None)
+    angles = rope_angles(distances, inv_freq)
+    # |S_j| from the running sums of cos and sin: no complex dtype needed on either backend
+    re, im = xp.cumsum(_cos(angles), -1), xp.cumsum(_sin(angles), -1)
+    return xp.sqrt(re * re + im * im).mean(-1)

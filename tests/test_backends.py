@@ -33,6 +33,8 @@ CASES = [
      lambda: P.rope_layout_permutation(16, backend="torch")),
     ("rotate_half", lambda: P.rotate_half(X), lambda: P.rotate_half(t(X))),
     ("rope_angles", lambda: P.rope_angles(np.arange(6), F16), lambda: P.rope_angles(torch.arange(6), t(F16))),
+    ("rope_decay_bound", lambda: P.rope_decay_bound(np.arange(-5, 300), 16),
+     lambda: P.rope_decay_bound(torch.arange(-5, 300), 16)),
     *[(f"rope_inv_freq {k}", (lambda k=k: P.rope_inv_freq(16, 10000.0, k, seq_len=80)[0]),
        (lambda k=k: P.rope_inv_freq(16, 10000.0, k, seq_len=80, backend="torch")[0]))
       for k in [None, {"rope_type": "linear", "factor": 4}, {"rope_type": "ntk", "factor": 4},

@@ -1,0 +1,185 @@
+"""Figures for notebook 04 (relative position encodings): the four-term expansion, T5 buckets, DeBERTa.
+
+Sliders drive :class:`T5BucketPlot` (num_buckets, max_distance, bidirectional)
+and :class:`DebertaPlot` (the clipping distance k). :func:`heatmap_row` draws
+a row of labelled heatmaps with colour bars for the static figures.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..deberta import deberta_delta, deberta_relative_position, deberta_scores
+from ..sinusoidal import sinusoidal_encode
+from ..t5 import t5_relative_bucket, t5_relative_positions
+from ._live import LivePlot
+
+__all__ = ["heatmap_row", "freeze_layout", "T5BucketPlot", "DebertaPlot", "deberta_demo_inputs"]
+
+
+def freeze_layout(fig: Figure) -> Figure:
+    """Lay the figure out once (constrained layout), then switch the layout engine off.
+
+    Constrained layout otherwise re-solves on every draw, which is most of a
+    slider's redraw time; the artists' positions do not change when only
+    their data does.
+    """
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")
+    return fig
+
+
+def heatmap_row(mats: Sequence[np.ndarray], titles: Sequence[str], *, xlabel: str = "key position j",
+                ylabel: str = "query position i", suptitle: str | None = None, cmap: str = "RdBu_r",
+                symmetric: bool = True, cbar_label: str = "value", width: float = 3.4) -> Figure:
+    """One figure, one heatmap per matrix, each with its own colour bar (symmetric around 0 by default)."""
+    if len(mats) != len(titles) or not mats:
+        raise ValueError(f"mats and titles must be non-empty and of equal length, got {len(mats)} and {len(titles)}")
+    fig, axes = plt.subplots(1, len(mats), figsize=(width * len(mats), width * 0.95), layout="constrained")
+    axes = np.atleast_1d(axes)
+    for ax, m, title in zip(axes, mats, titles):
+        m = np.asarray(m, dtype=float)
+        lim = float(np.abs(m).max()) or 1.0
+        kw = {"vmin": -lim, "vmax": lim} if symmetric else {}
+        im = ax.imshow(m, cmap=cmap, **kw)
+        ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+        fig.colorbar(im, ax=ax, shrink=0.8, label=cbar_label)
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig
+
+
+class T5BucketPlot(LivePlot):
+    """T5's bucket index against relative position (left) and as a (query, key) matrix (right).
+
+    ``num_buckets`` and ``max_distance`` as in :func:`poslib.t5_relative_bucket`;
+    ``bidirectional`` switches between encoder (both directions) and decoder buckets.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"num_buckets": 32, "max_distance": 128, "bidirectional": True}
+    bench_values: ClassVar[list[dict[str, Any]]] = [
+        {"num_buckets": 16}, {"max_distance": 64}, {"bidirectional": False},
+        {"num_buckets": 64, "max_distance": 256}, {"num_buckets": 32, "max_distance": 128, "bidirectional": True},
+    ]
+    span = 300  # relative positions −span … span on the left panel
+    n_tokens = 160  # tokens on each side of the matrix
+
+    def _buckets(self) -> tuple[np.ndarray, np.ndarray]:
+        p = self.params
+        kw = {"bidirectional": bool(p["bidirectional"]), "num_buckets": int(p["num_buckets"]),
+              "max_distance": int(p["max_distance"])}
+        return t5_relative_bucket(self.rel, **kw), t5_relative_bucket(self.rel_matrix, **kw)
+
+    def build(self) -> Figure:
+        self.rel = np.arange(-self.span, self.span + 1)
+        self.rel_matrix = t5_relative_positions(self.n_tokens)
+        fig, (ax, ax_m) = plt.subplots(1, 2, figsize=(11, 4), layout="constrained",
+                                       gridspec_kw={"width_ratios": [1.5, 1]})
+        curve, matrix = self._buckets()
+        (self.line,) = ax.step(self.rel, curve, where="mid", color="C0", lw=1.5)
+        self.marks = [ax.axvline(0, color=c, ls=ls, lw=0.9) for c, ls in
+                      [("C2", "--"), ("C2", "--"), ("C3", ":"), ("C3", ":")]]
+        self.top = ax.axhline(0, color="gray", lw=0.8)
+        ax.set(xlabel="relative position r = key − query", ylabel="bucket index", xlim=(-self.span, self.span))
+        self.ax = ax
+        self.note = ax.text(0.02, 0.97, "", transform=ax.transAxes, va="top", fontsize=8,
+                            bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})
+        self.im = ax_m.imshow(matrix, cmap="viridis", interpolation="nearest")
+        ax_m.set(title=f"bucket of each (query, key), {self.n_tokens} tokens", xlabel="key position j",
+                 ylabel="query position i")
+        fig.colorbar(self.im, ax=ax_m, shrink=0.85, label="bucket index")
+        self._decorate(curve, matrix)
+        return freeze_layout(fig)
+
+    def _decorate(self, curve: np.ndarray, matrix: np.ndarray) -> None:
+        p = self.params
+        nb, md, bidi = int(p["num_buckets"]), int(p["max_distance"]), bool(p["bidirectional"])
+        max_exact = (nb // 2 if bidi else nb) // 2
+        for line, x in zip(self.marks, [-max_exact, max_exact, -md, md]):
+            line.set_xdata([x, x])
+        self.top.set_ydata([nb - 1, nb - 1])
+        self.ax.set_ylim(-1, nb + 1)
+        kind = "bidirectional (encoder)" if bidi else "causal (decoder)"
+        self.ax.set_title(f"T5 buckets: {nb} buckets, max_distance {md}, {kind}")
+        self.note.set_text(f"green: exact up to |r| = {max_exact - 1}\nred: max_distance ±{md}\n"
+                           f"grey: last bucket {nb - 1}")
+        self.im.set_data(matrix)
+        self.im.set_clim(0, nb - 1)
+
+    def redraw(self) -> None:
+        curve, matrix = self._buckets()
+        self.line.set_ydata(curve)
+        self._decorate(curve, matrix)
+
+
+def deberta_demo_inputs(n_tokens: int = 40, dim: int = 16, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded content vectors and projections for the DeBERTa figures.
+
+    Returns ``q_c``, ``k_c`` (n_tokens, dim) and ``w_q_r``, ``w_k_r`` (dim, dim).
+    The relative table itself is built per k by :meth:`DebertaPlot.relative_table`.
+    """
+    rng = np.random.default_rng(seed)
+    q_c, k_c = rng.standard_normal((2, n_tokens, dim))
+    w_q_r, w_k_r = rng.standard_normal((2, dim, dim)) / np.sqrt(dim)
+    return {"q_c": q_c, "k_c": k_c, "w_q_r": w_q_r, "w_k_r": w_k_r}
+
+
+class DebertaPlot(LivePlot):
+    """DeBERTa's table row δ(i, j), content→position and position→content terms, for a clipping distance k.
+
+    The relative embeddings P (2k × d) would be learned; here row δ holds the
+    sinusoid of the distance δ − k, a smooth stand-in that makes the clipping
+    visible: beyond |i − j| ≥ k every pair reuses the first or last row.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"att_span": 8}
+    bench_values: ClassVar[list[dict[str, Any]]] = [{"att_span": k} for k in (2, 4, 16, 32, 8)]
+    n_tokens, dim = 40, 16
+
+    @staticmethod
+    def relative_table(att_span: int, dim: int) -> np.ndarray:
+        """Stand-in relative embeddings P, row δ = sinusoid of distance δ − k, shape (2k, dim)."""
+        return sinusoidal_encode(np.arange(-att_span, att_span), dim)
+
+    def terms(self) -> dict[str, np.ndarray]:
+        """The unscaled c2p and p2c terms and the δ(i, j) matrix for the current k."""
+        k = int(self.params["att_span"])
+        p = self.relative_table(k, self.dim)
+        d = self.inputs
+        _, terms = deberta_scores(d["q_c"], d["k_c"], p @ d["w_q_r"], p @ d["w_k_r"], return_terms=True)
+        delta = deberta_delta(deberta_relative_position(self.n_tokens), k)
+        return {"delta": delta, "c2p": terms["c2p"], "p2c": terms["p2c"]}
+
+    def build(self) -> Figure:
+        self.inputs = deberta_demo_inputs(self.n_tokens, self.dim)
+        t = self.terms()
+        fig, axes = plt.subplots(1, 3, figsize=(12, 3.9), layout="constrained")
+        self.ims = {}
+        spec = [("delta", "row δ(i, j) of P used", "viridis", "row index δ"),
+                ("c2p", "content→position  q_c,i · k_r,δ(i,j)", "RdBu_r", "score"),
+                ("p2c", "position→content  k_c,j · q_r,δ(j,i)", "RdBu_r", "score")]
+        for ax, (key, title, cmap, label) in zip(axes, spec):
+            self.ims[key] = ax.imshow(t[key], cmap=cmap, interpolation="nearest")
+            ax.set(title=title, xlabel="key position j", ylabel="query position i")
+            fig.colorbar(self.ims[key], ax=ax, shrink=0.8, label=label)
+        self.fig = fig
+        self._set(t)
+        return freeze_layout(fig)
+
+    def _set(self, t: dict[str, np.ndarray]) -> None:
+        k = int(self.params["att_span"])
+        self.ims["delta"].set_data(t["delta"])
+        self.ims["delta"].set_clim(0, 2 * k - 1)
+        lim = max(float(np.abs(t["c2p"]).max()), float(np.abs(t["p2c"]).max()))
+        for key in ("c2p", "p2c"):
+            self.ims[key].set_data(t[key])
+            self.ims[key].set_clim(-lim, lim)
+        self.fig.suptitle(f"DeBERTa disentangled attention, clipping distance k = {k}: "
+                          f"pairs with |i − j| ≥ {k} share the end rows")
+
+    def redraw(self) -> None:
+        self._set(self.terms())

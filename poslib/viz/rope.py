@@ -1,0 +1,200 @@
+"""Figures for notebook 05 (RoPE).
+
+Sliders drive :class:`RotatingPairsPlot` (position, offset), :class:`RopeMatrixPlot`
+(position m), :class:`DecayBoundPlot` (base) and :class:`WavelengthPlot`
+(base, training length). :func:`naive_cos` reproduces, on purpose, the
+low-precision angle bug that poslib avoids.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from ..rope import rope_decay_bound, rope_frequencies, rope_matrix
+from ._live import LivePlot
+from .relative import freeze_layout
+
+__all__ = ["RotatingPairsPlot", "RopeMatrixPlot", "DecayBoundPlot", "WavelengthPlot", "naive_cos"]
+
+_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
+
+
+def naive_cos(positions: np.ndarray, inv_freq: np.ndarray, dtype: str) -> np.ndarray:
+    """cos(m·θ_i) computed the way buggy code does: positions, θ and their product all in ``dtype``.
+
+    ``dtype`` is "bfloat16", "float16" or "float32". The product m·θ is rounded
+    to ``dtype`` before the cosine, so at long positions the angle is off by
+    up to half a unit in its last place: 2⁻⁸·m·θ relative in bfloat16.
+    Returns float64 NumPy for plotting next to the exact values.
+    """
+    if dtype not in _DTYPES:
+        raise ValueError(f"dtype must be one of {sorted(_DTYPES)}, got {dtype!r}")
+    t = _DTYPES[dtype]
+    m = torch.as_tensor(np.asarray(positions, dtype=np.float64)).to(t)
+    f = torch.as_tensor(np.asarray(inv_freq, dtype=np.float64)).to(t)
+    return torch.cos(m[..., None] * f).double().numpy()
+
+
+class RotatingPairsPlot(LivePlot):
+    """One panel per frequency: a query pair rotated to position m and a key pair rotated to m − offset.
+
+    Both start from the same 2-D vector. As m moves, both arrows turn, but the
+    angle between them stays offset·θ_i: the score depends only on the offset.
+    The faint trail is the query's tip for every position 0 … m.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"position": 12, "offset": 3}
+    bench_values: ClassVar[list[dict[str, Any]]] = [
+        {"position": 40}, {"position": 400}, {"offset": 10}, {"position": 3000}, {"position": 12, "offset": 3},
+    ]
+    head_dim, base = 64, 10000.0
+    pairs = (0, 10, 20, 31)
+    start = np.array([np.cos(0.4), np.sin(0.4)])  # the unrotated pair, same for query and key
+
+    def _tip(self, angle: np.ndarray) -> np.ndarray:
+        c, s = np.cos(angle), np.sin(angle)
+        return np.stack([c * self.start[0] - s * self.start[1], s * self.start[0] + c * self.start[1]], -1)
+
+    def build(self) -> Figure:
+        self.theta = rope_frequencies(self.head_dim, self.base)[list(self.pairs)]
+        fig, axes = plt.subplots(1, len(self.pairs), figsize=(3.1 * len(self.pairs), 3.6), layout="constrained")
+        circle = np.linspace(0, 2 * np.pi, 200)
+        self.artists = []
+        for ax, i, th in zip(axes, self.pairs, self.theta):
+            ax.plot(np.cos(circle), np.sin(circle), color="0.85", lw=1)
+            ax.plot([0, self.start[0]], [0, self.start[1]], color="0.6", ls="--", lw=1)
+            trail, = ax.plot([], [], color="C0", lw=0.6, alpha=0.35)
+            q, = ax.plot([], [], color="C0", lw=2.5, marker="o", markevery=[1], label="query at m")
+            k, = ax.plot([], [], color="C3", lw=2.5, marker="o", markevery=[1], label="key at m − offset")
+            text = ax.text(0, -1.5, "", ha="center", va="top", fontsize=8)
+            ax.set(xlim=(-1.25, 1.25), ylim=(-1.9, 1.25), aspect="equal",
+                   xlabel=f"dim {2 * i}", ylabel=f"dim {2 * i + 1}",
+                   title=f"pair i = {i}: θ = {th:.3g}\nwavelength {2 * np.pi / th:,.0f} tokens")
+            ax.set_xticks([-1, 0, 1])
+            ax.set_yticks([-1, 0, 1])
+            self.artists.append((trail, q, k, text))
+        axes[0].legend(loc="upper left", fontsize=7, framealpha=0.9)
+        self.fig = fig
+        self.redraw()
+        return freeze_layout(fig)
+
+    def redraw(self) -> None:
+        m, off = int(self.params["position"]), int(self.params["offset"])
+        trail_pos = np.arange(0, m + 1)
+        for (trail, q, k, text), th in zip(self.artists, self.theta):
+            tq, tk = self._tip(np.array(m * th)), self._tip(np.array((m - off) * th))
+            trail.set_data(*self._tip(trail_pos * th).T)
+            q.set_data([0, tq[0]], [0, tq[1]])
+            k.set_data([0, tk[0]], [0, tk[1]])
+            between = (off * th + np.pi) % (2 * np.pi) - np.pi
+            text.set_text(f"m·θ = {m * th:.2f} rad = {m * th / (2 * np.pi):.2f} turns\n"
+                          f"angle key→query = {between:+.3f} rad")
+        self.fig.suptitle(f"RoPE turns each pair by m·θ_i: query at m = {m}, key at m − {off} = {m - off}")
+
+
+class RopeMatrixPlot(LivePlot):
+    """The block-diagonal R_{Θ,m} (interleaved layout) as a heatmap, with the angle of each block."""
+
+    defaults: ClassVar[dict[str, Any]] = {"position": 1}
+    bench_values: ClassVar[list[dict[str, Any]]] = [{"position": m} for m in (0, 3, 10, 100, 1)]
+    head_dim, base = 16, 10000.0
+
+    def build(self) -> Figure:
+        fig, (ax, ax_a) = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained",
+                                       gridspec_kw={"width_ratios": [1.15, 1]})
+        self.im = ax.imshow(rope_matrix(0, self.head_dim, self.base), cmap="RdBu_r", vmin=-1, vmax=1,
+                            interpolation="nearest")
+        ax.set(xlabel="input dimension", ylabel="output dimension")
+        fig.colorbar(self.im, ax=ax, shrink=0.85, label="matrix entry")
+        self.ax = ax
+        idx = np.arange(self.head_dim // 2)
+        self.cos_line, = ax_a.plot(idx, np.ones(len(idx)), "o-", label="cos(m·θ_i)")
+        self.sin_line, = ax_a.plot(idx, np.zeros(len(idx)), "s-", label="sin(m·θ_i)")
+        ax_a.set(ylim=(-1.1, 1.1), xlabel="pair index i", ylabel="value",
+                 title="the entries of block i")
+        ax_a.legend(loc="lower right", fontsize=8)
+        self.fig = fig
+        self.redraw()
+        return freeze_layout(fig)
+
+    def redraw(self) -> None:
+        m = self.params["position"]
+        r = rope_matrix(m, self.head_dim, self.base)
+        self.im.set_data(r)
+        diag = np.diag(r)[::2]
+        self.cos_line.set_ydata(diag)
+        self.sin_line.set_ydata(np.diag(r, -1)[::2])
+        self.ax.set_title(f"R_Θ,m for m = {m}, d = {self.head_dim}: d/2 independent 2×2 rotations")
+
+
+class DecayBoundPlot(LivePlot):
+    """RoFormer's relative upper bound (§3.4.3) against distance, next to a score that keeps oscillating.
+
+    The score shown is the one of a query and key made of identical unit pairs,
+    (2/d)·Σ_i cos(r·θ_i): the "same token, moved away" experiment.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"base": 10000.0}
+    bench_values: ClassVar[list[dict[str, Any]]] = [{"base": b} for b in (100.0, 1000.0, 500000.0, 10000.0)]
+    head_dim, max_distance = 128, 20000
+
+    def build(self) -> Figure:
+        self.r = np.unique(np.round(np.geomspace(1, self.max_distance, 1500)))
+        fig, (ax, ax_s) = plt.subplots(1, 2, figsize=(11, 3.9), layout="constrained")
+        self.bound_line, = ax.plot(self.r, self.r * 0, color="C0")
+        ax.set(xscale="log", xlabel="relative distance |m − n| (tokens)", ylabel="(2/d)·Σ_j |S_j|",
+               ylim=(0, (self.head_dim / 2 + 1) / 2 * 1.05))
+        self.score_line, = ax_s.plot(self.r, self.r * 0, color="C1", lw=0.8)
+        ax_s.axhline(0, color="0.6", lw=0.8)
+        ax_s.set(xscale="log", xlabel="relative distance |m − n| (tokens)", ylabel="(2/d)·Σ_i cos(r·θ_i)",
+                 ylim=(-0.45, 1.05), title="an actual score: same pair at distance r")
+        self.ax = ax
+        self.fig = fig
+        self.redraw()
+        return freeze_layout(fig)
+
+    def redraw(self) -> None:
+        b = float(self.params["base"])
+        self.bound_line.set_ydata(rope_decay_bound(self.r, self.head_dim, b))
+        theta = rope_frequencies(self.head_dim, b)
+        self.score_line.set_ydata(np.cos(self.r[:, None] * theta).mean(-1))
+        self.ax.set_title(f"RoFormer's relative upper bound, d = {self.head_dim}, base = {b:,.0f}")
+
+
+class WavelengthPlot(LivePlot):
+    """Wavelength 2π/θ_i of every pair against the training length: which pairs never finish one turn."""
+
+    defaults: ClassVar[dict[str, Any]] = {"base": 10000.0, "train_len": 4096}
+    bench_values: ClassVar[list[dict[str, Any]]] = [
+        {"train_len": 2048}, {"base": 500000.0}, {"train_len": 8192}, {"base": 10000.0, "train_len": 4096},
+    ]
+    head_dim = 128
+
+    def build(self) -> Figure:
+        fig, ax = plt.subplots(figsize=(8, 3.9), layout="constrained")
+        self.idx = np.arange(self.head_dim // 2)
+        self.full, = ax.plot([], [], "o", ms=4, color="C0", label="completes ≥ 1 turn within L_train")
+        self.partial, = ax.plot([], [], "o", ms=4, color="C3", label="never completes a turn")
+        self.limit = ax.axhline(1, color="0.3", ls="--", lw=1, label="training length L_train")
+        ax.set(yscale="log", xlabel="pair index i", ylabel="wavelength 2π/θ_i (tokens)", ylim=(3, 1e7),
+               xlim=(-1, self.head_dim // 2))
+        ax.legend(loc="upper left", fontsize=8)
+        self.ax = ax
+        self.fig = fig
+        self.redraw()
+        return freeze_layout(fig)
+
+    def redraw(self) -> None:
+        b, n = float(self.params["base"]), int(self.params["train_len"])
+        wl = 2 * np.pi / rope_frequencies(self.head_dim, b)
+        slow = wl > n
+        self.full.set_data(self.idx[~slow], wl[~slow])
+        self.partial.set_data(self.idx[slow], wl[slow])
+        self.limit.set_ydata([n, n])
+        self.ax.set_title(f"base {b:,.0f}, d = {self.head_dim}, L_train = {n:,}: "
+                          f"{int(slow.sum())} of {len(wl)} pairs never complete a turn")
