@@ -1,0 +1,24 @@
+"""The extrapolation lab: train small language models with each positional scheme, score them beyond their training length.
+
+Three layers, each readable top to bottom:
+
+* :mod:`poslib.lab.data`: the corpus (the Python standard library's ``.py``
+  sources, byte-level) and its fixed train/validation split;
+* :mod:`poslib.lab.model`: a small decoder-only Transformer whose positional
+  scheme is chosen by name (every scheme is the poslib implementation);
+* :mod:`poslib.lab.train`: the protocol (same seed, data, optimizer, steps),
+  evaluation on non-overlapping windows at multiples of the training length,
+  and the results dictionary.
+
+Command line: ``python -m poslib.lab --help``.
+"""
+
+from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
+from .model import INFERENCE_VARIANTS, SCHEMES, TRAINED_SCHEMES, LabModel, ModelConfig, split_scheme
+from .train import LabConfig, attention_profile, evaluate, run_lab, summary_table, train_model
+
+__all__ = [
+    "Corpus", "load_stdlib_corpus", "stdlib_files", "batch_generator", "eval_spans",
+    "SCHEMES", "TRAINED_SCHEMES", "INFERENCE_VARIANTS", "split_scheme", "ModelConfig", "LabModel",
+    "LabConfig", "train_model", "evaluate", "run_lab", "summary_table", "attention_profile",
+]

@@ -1,0 +1,343 @@
+"""Train each scheme at a short context, score it at longer ones: the lab's protocol.
+
+1. **Same conditions for every scheme.** One :class:`LabConfig` fixes the seed,
+   the data order (a private generator: :func:`poslib.lab.data.batch_generator`),
+   the optimizer (AdamW, linear warm-up then cosine decay), the step budget and
+   the thread count. Training is bit-deterministic on CPU for a fixed thread count.
+2. **Train once per trained scheme.** ``rope+ntk`` & co. reuse the ``rope``
+   model (no fine-tuning); ``alibi+logn`` reuses ``alibi``.
+3. **Evaluate on non-overlapping windows.** ``n_eval_spans`` spans of
+   lcm(eval_lens) + 1 bytes are taken evenly across the validation split; at
+   length L each span is cut into consecutive windows of L, and every byte of a
+   window is predicted from the bytes before it *in that window*. All lengths
+   thus score the same bytes. Perplexity is exp(mean negative log-likelihood).
+   (Sliding-window evaluation gives each byte more context and flatter curves:
+   see ofirpress/attention_with_linear_biases#16.)
+4. **Not defined is not a number.** A learned table has no rows beyond
+   train_len: that perplexity is recorded as ``None``.
+
+``rope+dynamic`` needs one more rule: dynamic NTK chooses its base from the
+current length, so in generation the byte at position t is predicted with the
+base for length t + 1. The lab approximates that in blocks of train_len: the
+bytes at positions [n − train_len, n) are scored by a forward pass over the
+first n bytes with the base for length n. Bytes before train_len see plain RoPE.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import resource
+import statistics
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus
+from .model import SCHEMES, LabModel, ModelConfig, split_scheme
+
+__all__ = ["LabConfig", "train_model", "evaluate", "run_lab", "summary_table", "attention_profile"]
+
+DEFAULT_EVAL_MULTIPLES = (1, 2, 4, 8, 16)
+
+
+@dataclass(frozen=True)
+class LabConfig:
+    """A complete, repeatable description of one lab run (recorded in the results file)."""
+
+    schemes: tuple[str, ...] = SCHEMES
+    train_len: int = 64
+    steps: int = 600
+    eval_lens: tuple[int, ...] | None = None  # None: train_len × (1, 2, 4, 8, 16)
+    seeds: tuple[int, ...] = (0,)
+    device: str = "cpu"
+    batch_size: int = 32
+    lr: float = 3e-3
+    warmup_steps: int = 50
+    weight_decay: float = 0.1
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4
+    n_eval_spans: int = 32
+    eval_batch_tokens: int = 8192  # bytes per evaluation forward pass (bounds memory)
+    threads: int = 1  # one thread: the same bits on any machine, and no oversubscription on a shared box
+
+    def __post_init__(self) -> None:
+        if isinstance(self.schemes, str) or not self.schemes:
+            raise ValueError(f"schemes must be a non-empty sequence of names, got {self.schemes!r}")
+        object.__setattr__(self, "schemes", tuple(self.schemes))
+        for name in self.schemes:
+            split_scheme(name)
+        if len(set(self.schemes)) != len(self.schemes):
+            raise ValueError(f"schemes contains duplicates: {list(self.schemes)}")
+        for name in ("train_len", "batch_size", "d_model", "n_layers", "n_heads", "n_eval_spans",
+                     "eval_batch_tokens", "threads"):
+            _check_int(name, getattr(self, name), minimum=1)
+        _check_int("steps", self.steps, minimum=0)
+        _check_int("warmup_steps", self.warmup_steps, minimum=0)
+        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and self.lr > 0):
+            raise ValueError(f"lr must be a positive number, got {self.lr!r}")
+        if not (isinstance(self.weight_decay, (int, float)) and self.weight_decay >= 0):
+            raise ValueError(f"weight_decay must be a number ≥ 0, got {self.weight_decay!r}")
+        if isinstance(self.seeds, int) or not self.seeds:
+            raise ValueError(f"seeds must be a non-empty sequence of integers, got {self.seeds!r}")
+        object.__setattr__(self, "seeds", tuple(self.seeds))
+        for s in self.seeds:
+            _check_int("seeds", s, minimum=0)
+        lens = self.eval_lens if self.eval_lens is not None else tuple(m * self.train_len for m in DEFAULT_EVAL_MULTIPLES)
+        if isinstance(lens, int) or not lens:
+            raise ValueError(f"eval_lens must be a non-empty sequence of integers, got {lens!r}")
+        for L in lens:
+            _check_int("eval_lens", L, minimum=1)
+            if L % self.train_len:
+                raise ValueError(f"eval_lens must be multiples of train_len={self.train_len} "
+                                 f"(the scaled-RoPE factors are L / train_len), got {L}")
+        object.__setattr__(self, "eval_lens", tuple(sorted(set(lens))))
+        if self.device not in ("cpu", "cuda") and not self.device.startswith("cuda:"):
+            raise ValueError(f"device must be 'cpu' or 'cuda[:n]', got {self.device!r}")
+
+    @property
+    def span_len(self) -> int:
+        """Length of each evaluation span: the least common multiple of the evaluation lengths."""
+        return math.lcm(*self.eval_lens)
+
+    def model_config(self, scheme: str) -> ModelConfig:
+        """The :class:`ModelConfig` of the model trained for ``scheme`` (variants share their base's)."""
+        base, _ = split_scheme(scheme)
+        return ModelConfig(scheme=base, train_len=self.train_len, d_model=self.d_model, n_layers=self.n_layers,
+                           n_heads=self.n_heads)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form for the results file."""
+        return asdict(self)
+
+
+def _check_int(name: str, value: Any, *, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        kind = "a positive integer" if minimum == 1 else f"an integer ≥ {minimum}"
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+
+
+@contextmanager
+def deterministic(threads: int) -> Iterator[None]:
+    """Fixed thread count and deterministic kernels for the duration of a run (restored afterwards)."""
+    old_threads, old_det = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old_threads)
+        torch.use_deterministic_algorithms(old_det)
+
+
+def _lr_at(step: int, cfg: LabConfig) -> float:
+    if step < cfg.warmup_steps:
+        return cfg.lr * (step + 1) / cfg.warmup_steps
+    progress = (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps)
+    return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))  # cosine down to lr/10
+
+
+def train_model(scheme: str, cfg: LabConfig, corpus: Corpus, seed: int,
+                progress: Callable[[int, float], None] | None = None) -> tuple[LabModel, dict[str, Any]]:
+    """Train the model for ``scheme`` (its base scheme) and return it with a training record.
+
+    The record holds the loss every step (``losses``), the median and all step
+    times in ms (``step_ms``), the total seconds and the parameter count.
+    ``progress(step, loss)`` is called after every step (the CLI's tqdm bar).
+    """
+    device = torch.device(cfg.device)
+    torch.manual_seed(seed)
+    model = LabModel(cfg.model_config(scheme)).to(device)
+    decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and not n.startswith(("t5.", "wpe."))]
+    no_decay = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and not n.startswith(("t5.", "wpe.")))]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.95))
+    batches = batch_generator(corpus.train, cfg.batch_size, cfg.train_len, seed)
+    losses, step_ms = [], []
+    model.train()
+    start = time.perf_counter()
+    for step in range(cfg.steps):
+        t0 = time.perf_counter()
+        for group in opt.param_groups:
+            group["lr"] = _lr_at(step, cfg)
+        x, y = next(batches)
+        x, y = x.to(device), y.to(device)
+        loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(loss.item())
+        step_ms.append(1000 * (time.perf_counter() - t0))
+        if progress is not None:
+            progress(step, losses[-1])
+    model.eval()
+    record = {"losses": losses, "step_ms_median": statistics.median(step_ms) if step_ms else None,
+              "train_seconds": time.perf_counter() - start, "n_params": model.n_params()}
+    return model, record
+
+
+@torch.no_grad()
+def evaluate(model: LabModel, spans: torch.Tensor, eval_lens: tuple[int, ...], modifier: str | None = None,
+             batch_tokens: int = 8192) -> dict[int, float | None]:
+    """Perplexity at each length in ``eval_lens`` on non-overlapping windows cut from ``spans``.
+
+    ``spans`` is ``(n_spans, span_len + 1)`` (see :func:`poslib.lab.data.eval_spans`);
+    every L must divide span_len. Lengths the scheme does not define give ``None``.
+    """
+    span_len = spans.shape[1] - 1
+    device = next(model.parameters()).device
+    train_len = model.cfg.train_len
+    out: dict[int, float | None] = {}
+    for L in eval_lens:
+        if span_len % L:
+            raise ValueError(f"eval length {L} must divide the span length {span_len}")
+        if model.max_len() is not None and L > model.max_len():
+            out[L] = None
+            continue
+        x = spans[:, :-1].reshape(-1, L)
+        y = spans[:, 1:].reshape(-1, L)
+        total, count = 0.0, 0
+        per_batch = max(1, batch_tokens // L)
+        for i in range(0, x.shape[0], per_batch):
+            xb, yb = x[i:i + per_batch].to(device), y[i:i + per_batch].to(device)
+            if modifier == "dynamic":
+                # one pass per block of train_len, with the base for the block's end (see module docstring)
+                for end in range(train_len, L + 1, train_len):
+                    logits = model(xb[:, :end], modifier="dynamic")[:, end - train_len:end]
+                    nll = F.cross_entropy(logits.flatten(0, 1), yb[:, end - train_len:end].flatten(), reduction="sum")
+                    total += float(nll)
+            else:
+                logits = model(xb, modifier=modifier)
+                total += float(F.cross_entropy(logits.flatten(0, 1), yb.flatten(), reduction="sum"))
+            count += yb.numel()
+        out[L] = math.exp(total / count)
+    return out
+
+
+@torch.no_grad()
+def attention_profile(model: LabModel, window: torch.Tensor, modifier: str | None = None) -> dict[str, np.ndarray]:
+    """Per layer and head, averaged over queries: attention entropy (nats) and mean distance i − j (bytes).
+
+    ``window`` is ``(B, T)`` byte ids. Only queries in the last quarter of the
+    window are averaged, where the context is longest. Returns arrays
+    ``(n_layers, n_heads)`` under ``"entropy"`` and ``"distance"``.
+    """
+    from ..attention import attention_entropy, relative_distance
+
+    _, weights = model(window.to(next(model.parameters()).device), modifier=modifier, return_weights=True)
+    T = window.shape[1]
+    rows = slice(3 * T // 4, T)
+    dist = (-relative_distance(T, backend="torch")).clamp(min=0).float().to(weights[0].device)  # i − j ≥ 0
+    entropy = np.stack([attention_entropy(w[..., rows, :]).mean(dim=(0, 2)).cpu().numpy() for w in weights])
+    distance = np.stack([(w[..., rows, :] * dist[rows]).sum(-1).mean(dim=(0, 2)).cpu().numpy() for w in weights])
+    return {"entropy": entropy, "distance": distance}
+
+
+def _versions() -> dict[str, str]:
+    import poslib
+
+    return {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": np.__version__,
+            "poslib": poslib.__version__, "platform": platform.platform(), "machine": platform.machine()}
+
+
+def _peak_memory_mib(device: torch.device) -> float:
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+
+
+def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = False,
+            keep_models: bool = False) -> dict[str, Any]:
+    """Train every needed model for every seed, evaluate every scheme, return the results dictionary.
+
+    The dictionary (what ``--out`` writes as JSON) holds ``config``, ``versions``,
+    ``corpus``, per-scheme ``ppl`` (mean over seeds, per length; None = not defined),
+    ``ppl_std`` (over seeds, None with one seed), ``runs`` (per seed: perplexities,
+    losses, step times) and ``timings``. With ``keep_models`` the trained models
+    are returned under ``"models"`` (``{(base_scheme, seed): LabModel}``), not JSON-serialisable.
+    """
+    t_start = time.perf_counter()
+    device = torch.device(cfg.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device='cuda' was requested but torch.cuda.is_available() is False")
+    corpus = corpus if corpus is not None else load_stdlib_corpus()
+    spans = eval_spans(corpus.val, cfg.n_eval_spans, cfg.span_len)
+    bases = list(dict.fromkeys(split_scheme(s)[0] for s in cfg.schemes))
+    runs: dict[str, dict[str, Any]] = {s: {} for s in cfg.schemes}
+    train_records: dict[str, dict[str, Any]] = {b: {} for b in bases}
+    models = {}
+    with deterministic(cfg.threads):
+        for seed in cfg.seeds:
+            for base in bases:
+                bar = _progress_bar(f"{base} (seed {seed})", cfg.steps) if progress else None
+                update = (lambda step, loss: (bar.update(1), bar.set_postfix(loss=f"{loss:.3f}"))) if bar else None
+                model, record = train_model(base, cfg, corpus, seed, update)
+                if bar:
+                    bar.close()
+                t_eval = time.perf_counter()
+                for scheme in cfg.schemes:
+                    s_base, modifier = split_scheme(scheme)
+                    if s_base == base:
+                        ppl = evaluate(model, spans, cfg.eval_lens, modifier, cfg.eval_batch_tokens)
+                        runs[scheme][str(seed)] = {"ppl": {str(L): v for L, v in ppl.items()}}
+                record["eval_seconds"] = time.perf_counter() - t_eval
+                train_records[base][str(seed)] = {k: v for k, v in record.items()}
+                if keep_models:
+                    models[(base, seed)] = model
+    results: dict[str, Any] = {
+        "config": cfg.to_dict(),
+        "model": {b: cfg.model_config(b).to_dict() for b in bases},
+        "versions": _versions(),
+        "corpus": corpus.describe(),
+        "protocol": "non-overlapping windows; every length scores the same validation bytes",
+        "ppl": {}, "ppl_std": {}, "runs": runs, "training": train_records,
+    }
+    for scheme in cfg.schemes:
+        results["ppl"][scheme], results["ppl_std"][scheme] = {}, {}
+        for L in cfg.eval_lens:
+            values = [runs[scheme][str(s)]["ppl"][str(L)] for s in cfg.seeds]
+            defined = None not in values
+            results["ppl"][scheme][str(L)] = statistics.fmean(values) if defined else None
+            results["ppl_std"][scheme][str(L)] = (statistics.stdev(values) if defined and len(values) > 1 else None)
+    step_ms = [r["step_ms_median"] for b in bases for r in train_records[b].values() if r["step_ms_median"]]
+    results["timings"] = {
+        "total_seconds": time.perf_counter() - t_start,
+        "step_ms_median": {b: statistics.median([r["step_ms_median"] for r in train_records[b].values()])
+                           if cfg.steps else None for b in bases},
+        "step_ms_median_all": statistics.median(step_ms) if step_ms else None,
+        "peak_memory_mib": _peak_memory_mib(device),
+        "note": "wall-clock on a shared machine: compare ratios within one run, not across runs",
+    }
+    if keep_models:
+        results["models"] = models
+    return results
+
+
+def _progress_bar(desc: str, total: int):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=f"{desc:>20s}", leave=True, mininterval=0.5)
+
+
+def summary_table(results: dict[str, Any], digits: int = 1) -> str:
+    """Perplexity per scheme (rows) and evaluation length (columns) as fixed-width text; "—" = not defined."""
+    lens = results["config"]["eval_lens"]
+    train_len = results["config"]["train_len"]
+    head = f"{'scheme':<14s}" + "".join(f"{f'{L // train_len}× ({L})':>13s}" for L in lens)
+    lines = [head, "-" * len(head)]
+    for scheme, row in results["ppl"].items():
+        cells = []
+        for L in lens:
+            v, sd = row[str(L)], results["ppl_std"][scheme][str(L)]
+            text = "—" if v is None else (f"{v:.{digits}f}" + (f"±{sd:.{digits}f}" if sd is not None else ""))
+            cells.append(f"{text:>13s}")
+        lines.append(f"{scheme:<14s}" + "".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,274 @@
+"""The extrapolation lab end to end at a tiny size (seconds), and its model, data and arguments piece by piece."""
+
+import json
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from poslib.lab import (
+    SCHEMES,
+    TRAINED_SCHEMES,
+    LabConfig,
+    LabModel,
+    ModelConfig,
+    attention_profile,
+    batch_generator,
+    eval_spans,
+    evaluate,
+    load_stdlib_corpus,
+    run_lab,
+    split_scheme,
+    stdlib_files,
+    summary_table,
+)
+from poslib.lab.__main__ import main
+from poslib.lab.data import EXCLUDED_DIRS, is_validation
+
+TINY = dict(train_len=16, steps=40, eval_lens=(16, 32, 64), d_model=32, n_heads=4, n_layers=1, batch_size=8,
+            warmup_steps=5, n_eval_spans=4)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_stdlib_corpus()
+
+
+@pytest.fixture(scope="module")
+def tiny_results(corpus):
+    return run_lab(LabConfig(schemes=("rope", "alibi", "learned", "rope+ntk"), **TINY), corpus)
+
+
+# ---- data ---------------------------------------------------------------------------------------------------------
+
+def test_corpus_is_real_stdlib_text_split_by_file(corpus):
+    files = stdlib_files()
+    assert len(files) > 300 and corpus.n_train_files + corpus.n_val_files == len(files)
+    root = corpus.root
+    rel = [f.relative_to(root).as_posix() for f in files]
+    assert not any(set(r.split("/")[:-1]) & EXCLUDED_DIRS for r in rel)
+    assert sum(map(is_validation, rel)) == corpus.n_val_files
+    assert 0.05 < corpus.n_val_files / len(files) < 0.2
+    assert corpus.train.dtype == torch.uint8 and corpus.train.numel() > 5e6 and corpus.val.numel() > 2e5
+    assert b"def " in bytes(corpus.val[:200_000].tolist()) and b"import " in bytes(corpus.train[:200_000].tolist())
+
+
+def test_split_rule_is_a_hash_of_the_path_not_its_rank():
+    assert is_validation("os.py") == is_validation("os.py")
+    assert [is_validation(f"m{i}.py") for i in range(50)].count(True) in range(1, 15)
+
+
+def test_batches_are_deterministic_and_shifted(corpus):
+    a, b = batch_generator(corpus.train, 4, 16, seed=3), batch_generator(corpus.train, 4, 16, seed=3)
+    for _ in range(3):
+        (xa, ya), (xb, yb) = next(a), next(b)
+        assert torch.equal(xa, xb) and torch.equal(ya, yb)
+        assert torch.equal(xa[:, 1:], ya[:, :-1]) and xa.shape == (4, 16)
+    assert not torch.equal(next(batch_generator(corpus.train, 4, 16, seed=4))[0], xa)
+
+
+def test_eval_spans_cover_the_split_without_overlap(corpus):
+    spans = eval_spans(corpus.val, 8, 128)
+    assert spans.shape == (8, 129)
+    stride = (corpus.val.numel() - 129) // 7
+    assert stride > 129  # non-overlapping, and spread over the whole split
+    for i in (0, 3, 7):
+        assert torch.equal(spans[i], corpus.val[i * stride:i * stride + 129].long())
+    assert 7 * stride + 129 > 0.99 * corpus.val.numel()
+    with pytest.raises(ValueError, match="validation data"):
+        eval_spans(corpus.val[:100], 8, 128)
+
+
+# ---- model --------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_sdpa_path_equals_poslib_reference_attention(scheme):
+    base, modifier = split_scheme(scheme)
+    torch.manual_seed(0)
+    model = LabModel(ModelConfig(scheme=base, train_len=16, d_model=32, n_heads=4)).eval()
+    T = 16 if base == "learned" else 48  # beyond train_len, where the modifiers act
+    x = torch.randint(0, 256, (2, T))
+    with torch.no_grad():
+        fast = model(x, modifier=modifier)
+        slow, weights = model(x, modifier=modifier, return_weights=True)
+    assert (fast - slow).abs().max() < 1e-4
+    assert len(weights) == 2 and weights[0].shape == (2, 4, T, T)
+    assert torch.allclose(weights[0].sum(-1), torch.ones(2, 4, T), atol=1e-5)
+    assert float(weights[0].triu(1).abs().max()) == 0.0  # no weight on future keys
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_model_is_causal(scheme):
+    base, modifier = split_scheme(scheme)
+    torch.manual_seed(0)
+    model = LabModel(ModelConfig(scheme=base, train_len=16, d_model=32, n_heads=4)).eval()
+    T = 16 if base == "learned" else 40
+    x = torch.randint(0, 256, (1, T))
+    y = x.clone()
+    y[:, 20 if T > 20 else 10:] = (y[:, 20 if T > 20 else 10:] + 1) % 256
+    cut = 20 if T > 20 else 10
+    with torch.no_grad():
+        a, b = model(x, modifier=modifier), model(y, modifier=modifier)
+    # Static scaled variants choose their factor from the input length, which is the same here.
+    assert (a[:, :cut] - b[:, :cut]).abs().max() < 1e-5
+    assert (a[:, cut:] - b[:, cut:]).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize("scheme", [s for s in SCHEMES if "+" in s])
+def test_inference_variants_change_nothing_within_the_training_length(scheme):
+    base, modifier = split_scheme(scheme)
+    torch.manual_seed(0)
+    model = LabModel(ModelConfig(scheme=base, train_len=16, d_model=32, n_heads=4)).eval()
+    with torch.no_grad():
+        x = torch.randint(0, 256, (2, 16))
+        assert torch.equal(model(x), model(x, modifier=modifier))
+        longer = torch.randint(0, 256, (2, 64))
+        assert not torch.allclose(model(longer), model(longer, modifier=modifier))
+
+
+def test_model_argument_errors():
+    with pytest.raises(ValueError, match="unknown scheme 'rotary'"):
+        split_scheme("rotary")
+    with pytest.raises(ValueError, match="ModelConfig.scheme"):
+        ModelConfig(scheme="rope+ntk")
+    with pytest.raises(ValueError, match="d_model"):
+        ModelConfig(d_model=30, n_heads=4)
+    with pytest.raises(ValueError, match="n_layers"):
+        ModelConfig(n_layers=0)
+    model = LabModel(ModelConfig(scheme="alibi", train_len=16, d_model=32))
+    with pytest.raises(ValueError, match="modifier 'ntk' does not apply to a 'alibi' model"):
+        model(torch.zeros(1, 8, dtype=torch.long), modifier="ntk")
+    with pytest.raises(ValueError, match="modifier must be"):
+        model(torch.zeros(1, 8, dtype=torch.long), modifier="pi2")
+    learned = LabModel(ModelConfig(scheme="learned", train_len=16, d_model=32))
+    with pytest.raises(ValueError, match="no positions beyond 16"):
+        learned(torch.zeros(1, 17, dtype=torch.long))
+
+
+def test_t5_buckets_beyond_train_len_are_the_trained_last_bucket():
+    from poslib import t5_relative_bucket
+
+    model = LabModel(ModelConfig(scheme="t5", train_len=64))
+    rel = -torch.arange(0, 1024)
+    buckets = t5_relative_bucket(rel, bidirectional=False, num_buckets=32, max_distance=model.t5.max_distance)
+    assert int(buckets[:64].max()) == 31 and bool((buckets[64:] == 31).all())
+
+
+# ---- protocol, end to end -------------------------------------------------------------------------------------------
+
+def test_tiny_run_trains_and_records_everything(tiny_results):
+    r = tiny_results
+    for base in ("rope", "alibi", "learned"):
+        losses = r["training"][base]["0"]["losses"]
+        assert len(losses) == TINY["steps"]
+        assert sum(losses[-5:]) / 5 < sum(losses[:5]) / 5 - 0.5, "loss should fall clearly"
+    assert "rope+ntk" not in r["training"]  # reuses the rope model
+    for scheme in ("rope", "alibi", "learned", "rope+ntk"):
+        assert set(r["ppl"][scheme]) == {"16", "32", "64"}
+    assert r["ppl"]["learned"]["16"] is not None
+    assert r["ppl"]["learned"]["32"] is None and r["ppl"]["learned"]["64"] is None  # not defined, not a number
+    assert all(1 < v < 256 for s in ("rope", "alibi") for v in r["ppl"][s].values())
+    assert r["ppl"]["rope"]["16"] == r["ppl"]["rope+ntk"]["16"]  # factor 1 at the training length
+    assert r["config"]["seeds"] == (0,) and r["config"]["eval_lens"] == (16, 32, 64)
+    assert {"torch", "numpy", "python", "poslib"} <= set(r["versions"])
+    assert r["timings"]["total_seconds"] > 0 and r["timings"]["step_ms_median"]["rope"] > 0
+    assert r["timings"]["peak_memory_mib"] < 2048
+    json.loads(json.dumps(r))  # the results file is plain JSON
+    table = summary_table(r)
+    assert "—" in table and "rope+ntk" in table and table.count("\n") == 5
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers(corpus, tiny_results):
+    again = run_lab(LabConfig(schemes=("rope", "alibi", "learned", "rope+ntk"), **TINY), corpus)
+    assert again["ppl"] == tiny_results["ppl"]
+    assert again["training"]["rope"]["0"]["losses"] == tiny_results["training"]["rope"]["0"]["losses"]
+    other = run_lab(LabConfig(schemes=("rope",), seeds=(1,), **TINY), corpus)
+    assert other["ppl"]["rope"] != tiny_results["ppl"]["rope"]
+
+
+def test_several_seeds_give_error_bars(corpus):
+    r = run_lab(LabConfig(schemes=("nope",), seeds=(0, 1), **{**TINY, "steps": 5}), corpus)
+    assert set(r["runs"]["nope"]) == {"0", "1"}
+    values = [r["runs"]["nope"][s]["ppl"]["32"] for s in ("0", "1")]
+    assert math.isclose(r["ppl"]["nope"]["32"], sum(values) / 2)
+    assert r["ppl_std"]["nope"]["32"] > 0
+    assert "±" in summary_table(r)
+
+
+def test_evaluation_scores_the_same_bytes_at_every_length(corpus):
+    torch.manual_seed(0)
+    model = LabModel(ModelConfig(scheme="nope", train_len=16, d_model=32)).eval()
+    spans = eval_spans(corpus.val, 2, 64)
+    ppl = evaluate(model, spans, (16, 64))
+    with torch.no_grad():  # by hand: one window of 64 per span
+        logits = model(spans[:, :-1])
+        nll = F.cross_entropy(logits.flatten(0, 1), spans[:, 1:].flatten())
+    assert math.isclose(ppl[64], math.exp(float(nll)), rel_tol=1e-5)
+    with pytest.raises(ValueError, match="must divide"):
+        evaluate(model, spans, (48,))
+
+
+def test_dynamic_scores_early_bytes_with_plain_rope(corpus):
+    torch.manual_seed(0)
+    model = LabModel(ModelConfig(scheme="rope", train_len=16, d_model=32)).eval()
+    spans = eval_spans(corpus.val, 2, 64)
+    assert evaluate(model, spans, (16,), "dynamic") == evaluate(model, spans, (16,))
+    assert evaluate(model, spans, (64,), "dynamic") != evaluate(model, spans, (64,), "ntk")
+
+
+def test_attention_profile_shapes_and_ranges(corpus):
+    torch.manual_seed(0)
+    model = LabModel(ModelConfig(scheme="alibi", train_len=16, d_model=32)).eval()
+    prof = attention_profile(model, eval_spans(corpus.val, 2, 64)[:, :64])
+    assert prof["entropy"].shape == (2, 4) and prof["distance"].shape == (2, 4)
+    assert (prof["entropy"] >= 0).all() and (prof["entropy"] <= math.log(64)).all()
+    assert (prof["distance"] >= 0).all() and (prof["distance"] < 64).all()
+
+
+# ---- arguments ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"schemes": ("rope", "rotary")}, "unknown scheme 'rotary'"),
+    ({"schemes": "rope"}, "schemes must be a non-empty sequence"),
+    ({"schemes": ()}, "schemes must be a non-empty sequence"),
+    ({"schemes": ("rope", "rope")}, "duplicates"),
+    ({"eval_lens": (64, 100)}, "eval_lens must be multiples of train_len=64"),
+    ({"eval_lens": (0,)}, "eval_lens must be a positive integer"),
+    ({"steps": -1}, "steps must be an integer ≥ 0"),
+    ({"train_len": 0}, "train_len must be a positive integer"),
+    ({"seeds": ()}, "seeds must be a non-empty"),
+    ({"seeds": (-1,)}, "seeds must be an integer ≥ 0"),
+    ({"lr": 0.0}, "lr must be a positive number"),
+    ({"device": "tpu"}, "device must be"),
+    ({"threads": 0}, "threads must be a positive integer"),
+])
+def test_bad_configuration_is_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        LabConfig(**kwargs)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--schemes", "rope,rotary"], "unknown scheme"),
+    (["--steps", "-3"], "steps must be"),
+    (["--eval-lens", "64,100"], "multiples of train_len"),
+    (["--eval-lens", "64,x"], "comma-separated integers"),
+])
+def test_cli_rejects_bad_arguments(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_writes_a_complete_results_file(tmp_path, capsys):
+    out = tmp_path / "results.json"
+    assert main(["--schemes", "nope,learned", "--train-len", "16", "--steps", "3", "--eval-lens", "16,32",
+                 "--d-model", "32", "--n-layers", "1", "--eval-spans", "2", "--no-progress", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "learned" in text and "—" in text and "median step time" in text
+    r = json.loads(out.read_text())
+    assert r["config"]["schemes"] == ["nope", "learned"] and r["config"]["steps"] == 3
+    assert r["ppl"]["learned"]["32"] is None and r["ppl"]["nope"]["32"] > 1
+    assert set(r["timings"]) >= {"total_seconds", "step_ms_median", "peak_memory_mib"}
+    assert set(TRAINED_SCHEMES) >= set(r["training"])
