@@ -1,0 +1,169 @@
+"""Figures for notebook 03 (sinusoidal positions).
+
+:class:`WavePairPlot` (sliders: pair i, base) shows one (sin, cos) pair of the
+table as waves over position, with its wavelength 2π·base^(2i/d) marked.
+:class:`DotDecayPlot` (sliders: base, d) plots PE(0)·PE(k) against the offset k
+beside the sources' experiment with random q and k. :func:`dot_decay_curves`
+computes what that figure draws; :func:`cross_terms_figure` contrasts
+PE(m)·PE(n) with the same term after random projections.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .._backend import check_even, check_positive, check_positive_int
+from ..sinusoidal import sinusoidal_encode, sinusoidal_frequencies, sinusoidal_table
+from ._live import LivePlot
+from .why_position import freeze_layout
+
+__all__ = ["WavePairPlot", "DotDecayPlot", "dot_decay_curves", "cross_terms_figure"]
+
+
+class WavePairPlot(LivePlot):
+    """Left: the table PE (dimension × position) with pair i outlined. Right: that pair's sin and cos over position.
+
+    The right panel spans 2.5 wavelengths of the chosen pair, so every pair
+    shows its period; dashed lines mark one and two wavelengths
+    λ_i = 2π·base^(2i/d), and dots mark the integer positions tokens occupy
+    (when there are few enough to see).
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"pair": 4, "base": 10000.0}
+    bench_values: ClassVar[list[dict[str, Any]]] = [
+        {"pair": 0}, {"pair": 1}, {"pair": 8}, {"pair": 16}, {"pair": 31}, {"base": 100.0}, {"pair": 4, "base": 10000.0},
+    ]
+    dim, n_positions, n_samples = 64, 128, 600
+
+    def build(self) -> Figure:
+        fig, (ax_t, ax_w) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained",
+                                         gridspec_kw={"width_ratios": [1, 1.35]})
+        self.ax_t, self.ax_w = ax_t, ax_w
+        self.im = ax_t.imshow(np.zeros((self.dim, self.n_positions)), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1,
+                              interpolation="nearest")
+        fig.colorbar(self.im, ax=ax_t, shrink=0.85, label="PE value")
+        self.box = Rectangle((-0.5, -0.5), self.n_positions, 2, fill=False, ec="k", lw=1.5)
+        ax_t.add_patch(self.box)
+        ax_t.set(xlabel="position p", ylabel="dimension (2i: sin, 2i+1: cos)", title="")
+        self.sin_line, = ax_w.plot([], [], color="C0", lw=1.3, label=r"$\sin(p\,\omega_i)$, dim 2i")
+        self.cos_line, = ax_w.plot([], [], color="C1", lw=1.3, label=r"$\cos(p\,\omega_i)$, dim 2i+1")
+        self.sin_dots, = ax_w.plot([], [], ".", color="C0", ms=4)
+        self.cos_dots, = ax_w.plot([], [], ".", color="C1", ms=4)
+        self.periods = [ax_w.axvline(0, color="0.4", ls="--", lw=1) for _ in range(2)]
+        ax_w.set(ylim=(-1.15, 1.45), xlabel="position p (tokens)", ylabel="PE value")
+        ax_w.legend(loc="upper right", fontsize=8, ncol=2)
+        self.redraw()
+        return freeze_layout(fig)
+
+    def redraw(self) -> None:
+        i, base = int(self.params["pair"]), float(self.params["base"])
+        if not 0 <= i < self.dim // 2:
+            raise ValueError(f"pair must be in [0, {self.dim // 2 - 1}], got {i}")
+        check_positive("base", base)
+        self.im.set_data(sinusoidal_table(self.n_positions, self.dim, base).T)
+        self.box.set_y(2 * i - 0.5)
+        omega = float(sinusoidal_frequencies(self.dim, base)[i])
+        wavelength = 2 * np.pi / omega
+        self.ax_t.set_title(f"PE table, d = {self.dim}, base = {base:g}: pair i = {i} outlined", fontsize=10)
+        span = 2.5 * wavelength
+        p = np.linspace(0, span, self.n_samples)
+        pe = sinusoidal_encode(p, self.dim, base)
+        self.sin_line.set_data(p, pe[:, 2 * i])
+        self.cos_line.set_data(p, pe[:, 2 * i + 1])
+        ints = np.arange(0, int(span) + 1) if span <= 150 else np.array([])
+        pe_int = sinusoidal_encode(ints, self.dim, base) if len(ints) else np.zeros((0, self.dim))
+        self.sin_dots.set_data(ints, pe_int[:, 2 * i])
+        self.cos_dots.set_data(ints, pe_int[:, 2 * i + 1])
+        for k, line in enumerate(self.periods, start=1):
+            line.set_xdata([k * wavelength, k * wavelength])
+        self.ax_w.set_xlim(0, span)
+        self.ax_w.set_title(f"pair i = {i}:  $\\omega_i$ = {omega:.3g},  "
+                            f"$\\lambda_i = 2\\pi\\cdot$base$^{{2i/d}}$ = {wavelength:,.1f} tokens", fontsize=10)
+
+
+def dot_decay_curves(base: float, dim: int, max_offset: int, *, n_draws: int = 256, seed: int = 0,
+                     max_dim: int = 512) -> dict[str, np.ndarray]:
+    """What :class:`DotDecayPlot` draws, for offsets k = 0 … max_offset.
+
+    ``pe``: PE(0)·PE(k). ``one_draw``: the sources' experiment, (q + PE(0))·(k + PE(k))
+    for one random pair q, k ~ N(0, I). ``mean_draws``: its mean over ``n_draws``
+    random pairs, which tends to PE(0)·PE(k) because the cross terms average to 0.
+    The random vectors are drawn once at ``max_dim`` and truncated, so changing
+    ``dim`` keeps the same draws.
+    """
+    check_positive("base", base)
+    check_even("dim", dim)
+    check_positive_int("max_offset", max_offset)
+    check_positive_int("n_draws", n_draws)
+    if dim > max_dim:
+        raise ValueError(f"dim must be ≤ max_dim = {max_dim}, got {dim}")
+    pe = sinusoidal_table(max_offset + 1, dim, base)
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((2, n_draws, max_dim))[:, :, :dim]
+    q0 = q + pe[0]  # the query sits at position 0
+    # (q + PE(0))·(k + PE(n)) = (q + PE(0))·PE(n) + (q + PE(0))·k, shape (n_draws, max_offset + 1)
+    scores = q0 @ pe.T + (q0 * k).sum(-1, keepdims=True)
+    return {"offsets": np.arange(max_offset + 1), "pe": pe @ pe[0], "one_draw": scores[0], "mean_draws": scores.mean(0)}
+
+
+class DotDecayPlot(LivePlot):
+    """Left: PE(0)·PE(k) against k. Right: the sources' random q, k experiment: one draw, and the mean of 256."""
+
+    defaults: ClassVar[dict[str, Any]] = {"base": 10000.0, "dim": 128}
+    bench_values: ClassVar[list[dict[str, Any]]] = [
+        {"base": 1000.0}, {"base": 100.0}, {"dim": 64}, {"dim": 512}, {"base": 100000.0}, {"base": 10000.0, "dim": 128},
+    ]
+    max_offset = 1000
+
+    def build(self) -> Figure:
+        fig, (ax_pe, ax_qk) = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+        self.ax_pe, self.ax_qk = ax_pe, ax_qk
+        self.pe_line, = ax_pe.plot([], [], color="C2", lw=1)
+        ax_pe.set(xlabel="offset k = n − m (positions)", ylabel="PE(m)·PE(m+k)", xlim=(0, self.max_offset))
+        self.one_line, = ax_qk.plot([], [], color="0.6", lw=0.8, label="one random q, k")
+        self.mean_line, = ax_qk.plot([], [], color="C0", lw=1.2, label="mean of 256 random pairs")
+        self.pe_ref, = ax_qk.plot([], [], color="C2", lw=1, ls="--", label="PE(0)·PE(k)")
+        ax_qk.set(xlabel="position of k (q stays at 0)", ylabel="(q + PE(0))·(k + PE(n))", xlim=(0, self.max_offset),
+                  title="the sources' experiment: q at 0, k moving away")
+        ax_qk.legend(loc="upper right", fontsize=8)
+        self.redraw()
+        return freeze_layout(fig)
+
+    def redraw(self) -> None:
+        base, dim = float(self.params["base"]), int(self.params["dim"])
+        c = dot_decay_curves(base, dim, self.max_offset)
+        k = c["offsets"]
+        self.pe_line.set_data(k, c["pe"])
+        self.ax_pe.set_ylim(c["pe"].min() - 0.05 * dim, dim / 2 * 1.05)
+        self.ax_pe.set_title(f"PE(m)·PE(m+k) = $\\sum_i \\cos(k\\,\\omega_i)$,  d = {dim}, base = {base:g}", fontsize=10)
+        self.one_line.set_data(k, c["one_draw"])
+        self.mean_line.set_data(k, c["mean_draws"])
+        self.pe_ref.set_data(k, c["pe"])
+        lo = min(c["one_draw"].min(), c["pe"].min())
+        hi = max(c["one_draw"].max(), c["pe"].max())
+        pad = 0.05 * (hi - lo)
+        self.ax_qk.set_ylim(lo - pad, hi + pad)
+
+
+def cross_terms_figure(dim: int = 64, n: int = 64, *, seed: int = 0) -> tuple[Figure, dict[str, np.ndarray]]:
+    """Heatmaps of PE(m)·PE(n) and of PE(m)ᵀ W_qᵀ W_k PE(n) for random W_q, W_k ~ N(0, 1/d); returns (figure, matrices)."""
+    check_even("dim", dim)
+    check_positive_int("n", n)
+    pe = sinusoidal_table(n, dim)
+    rng = np.random.default_rng(seed)
+    w_q, w_k = rng.standard_normal((2, dim, dim)) / np.sqrt(dim)
+    mats = {"plain": pe @ pe.T, "projected": (pe @ w_q) @ (pe @ w_k).T}
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    titles = {"plain": "PE(m)·PE(n): constant along diagonals",
+              "projected": r"$(W_q\,\mathrm{PE}(m))\cdot(W_k\,\mathrm{PE}(n))$, random $W$"}
+    for ax, (name, mat) in zip(axes, mats.items()):
+        lim = float(np.abs(mat).max())
+        im = ax.imshow(mat, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
+        fig.colorbar(im, ax=ax, shrink=0.85, label="score")
+        ax.set(title=titles[name], xlabel="key position n", ylabel="query position m")
+    return fig, mats
