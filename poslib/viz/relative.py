@@ -29,7 +29,9 @@ def freeze_layout(fig: Figure) -> Figure:
     their data does.
     """
     fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    # None (not "none"): "none" leaves a placeholder engine once colour bars exist, and any engine
+    # makes savefig draw the whole figure twice.
+    fig.set_layout_engine(None)
     return fig
 
 

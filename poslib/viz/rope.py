@@ -75,8 +75,8 @@ class RotatingPairsPlot(LivePlot):
             ax.set(xlim=(-1.25, 1.25), ylim=(-1.9, 1.25), aspect="equal",
                    xlabel=f"dim {2 * i}", ylabel=f"dim {2 * i + 1}",
                    title=f"pair i = {i}: θ = {th:.3g}\nwavelength {2 * np.pi / th:,.0f} tokens")
-            ax.set_xticks([-1, 0, 1])
-            ax.set_yticks([-1, 0, 1])
+            ax.set_xticks([])  # the unit circle is the scale; tick labels would only cost redraw time
+            ax.set_yticks([])
             self.artists.append((trail, q, k, text))
         axes[0].legend(loc="upper left", fontsize=7, framealpha=0.9)
         self.fig = fig
