@@ -15,7 +15,7 @@ torch out, same device). Functions that build from sizes take
 ``backend="numpy" | "torch"`` and return float64.
 """
 
-from .alibi import alibi_bias, alibi_slopes
+from .alibi import alibi_bias, alibi_receptive_field, alibi_slopes
 from .attention import attention, attention_entropy, causal_mask, mask_future, relative_distance, softmax
 from .deberta import (
     DebertaRelativeScores,
@@ -24,6 +24,7 @@ from .deberta import (
     deberta_relative_position,
     deberta_scores,
 )
+from .extrapolation import attention_entropy_vs_length, rope_cache_drift, rope_unseen_angle
 from .kerple import KerpleBias, kerple_bias
 from .learned import LearnedPositionalEmbedding, learned_lookup
 from .logn import logn_scale

@@ -46,3 +46,29 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, *, causal: bo
     distance = xp.abs(relative_distance(q_len, k_len, backend=backend, device=device))
     bias = -alibi_slopes(n_heads, backend=backend, device=device)[:, None, None] * distance
     return mask_future(bias) if causal else bias
+
+
+def alibi_receptive_field(slopes: Array, mass: float = 0.9, *, length: int | None = None) -> Array:
+    """Per head, the smallest distance D whose keys 0 … D away hold ``mass`` of a query's attention under ALiBi alone.
+
+    With equal content scores a query's weight on the key t tokens back is
+    ∝ e^(−m·t), so the keys within distance D hold (1 − e^(−m(D+1))) / (1 − e^(−m·n))
+    of the mass (n = ``length`` keys; n = ∞ when ``length`` is None):
+    D = ⌈−ln(1 − mass·(1 − e^(−m·n))) / m⌉ − 1, at most n − 1.
+    Returns integer-valued floats of ``slopes``' kind.
+    """
+    if isinstance(mass, bool) or not isinstance(mass, (int, float)) or not 0 < mass < 1:
+        raise ValueError(f"mass must be a number strictly between 0 and 1, got {mass!r}")
+    from ._backend import to_float, xp_of  # local: keeps this addition self-contained
+
+    if length is not None:
+        check_positive_int("length", length)
+    xp = xp_of(slopes=slopes)
+    m = to_float(slopes, xp)
+    if bool((m <= 0).any()):
+        raise ValueError("slopes must be positive")
+    total = xp.ones_like(m) if length is None else 1 - xp.exp(-m * length)
+    # the 1e-9 keeps an exact boundary (e.g. mass 1 − e^(−m)) from rounding up one step
+    d = xp.ceil(-xp.log(1 - mass * total) / m - 1e-9) - 1
+    d = xp.clip(d, 0, None)
+    return d if length is None else xp.clip(d, 0, length - 1)

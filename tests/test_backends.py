@@ -76,6 +76,13 @@ CASES = [
      lambda: P.logn_scale(torch.tensor([10, 100, 5000]), 64)),
     ("learned_lookup", lambda: P.learned_lookup(Q[0], [4, 0]), lambda: P.learned_lookup(t(Q[0]), torch.tensor([4, 0]))),
     ("xpos_scale", lambda: P.xpos_scale(np.arange(5), 8), lambda: P.xpos_scale(torch.arange(5), 8)),
+    ("rope_unseen_angle", lambda: P.rope_unseen_angle(F16, 20, 900), lambda: P.rope_unseen_angle(t(F16), 20, 900)),
+    ("attention_entropy_vs_length", lambda: P.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4),
+     lambda: P.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4, backend="torch")),
+    ("rope_cache_drift", lambda: P.rope_cache_drift(16, 10000.0, {**YARN, "rope_type": "dynamic"}, 70),
+     lambda: P.rope_cache_drift(16, 10000.0, {**YARN, "rope_type": "dynamic"}, 70, backend="torch")),
+    ("alibi_receptive_field", lambda: P.alibi_receptive_field(P.alibi_slopes(12), 0.9, length=50),
+     lambda: P.alibi_receptive_field(t(P.alibi_slopes(12)), 0.9, length=50)),
 ]
 
 

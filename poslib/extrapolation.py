@@ -1,0 +1,123 @@
+"""Measurements of the two length-extrapolation problems (source 000, §6.1), used by notebook 06.
+
+Problem 1, unseen positions. Over a training context of L tokens, RoPE pair i
+turns through the relative angles (m − n)·θ_i with |m − n| ≤ L − 1. A pair
+that completes a full turn in training has seen every angle (mod 2π); a slow
+pair (wavelength 2π/θ_i > L − 1) has only seen the arc [0, (L − 1)·θ_i].
+At an inference length L' > L it meets new angles up to (L' − 1)·θ_i:
+:func:`rope_unseen_angle` measures that new arc per pair.
+
+Problem 2, attention span. A softmax over n keys spreads its mass over more
+keys as n grows, so the entropy of an attention row rises like ln n;
+:func:`attention_entropy_vs_length` measures it with and without log-n
+scaling (:func:`poslib.logn_scale`).
+
+A third measurement, :func:`rope_cache_drift`, shows why dynamic NTK and a KV
+cache disagree (huggingface/transformers #25104): each cached key was rotated
+with the frequencies in force when it was written, not with today's.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ._backend import Array, Backend, check_positive, check_positive_int, namespace, to_float, xp_of
+from .attention import attention_entropy, softmax
+from .logn import logn_scale
+from .rope_scaling import rope_inv_freq
+
+__all__ = ["rope_unseen_angle", "attention_entropy_vs_length", "rope_cache_drift"]
+
+
+def rope_unseen_angle(inv_freq: Array, train_len: int, infer_len: int) -> Array:
+    """Per RoPE pair, the arc (radians, in [0, 2π]) of relative angles met below ``infer_len`` but never below ``train_len``.
+
+    seen = min(2π, (L − 1)·θ_i),  reached = min(2π, (L' − 1)·θ_i),  unseen = max(0, reached − seen).
+    Zero for every pair when L' ≤ L, and for every pair that turned at least once in training.
+    """
+    check_positive_int("train_len", train_len)
+    check_positive_int("infer_len", infer_len)
+    xp = xp_of(inv_freq=inv_freq)
+    theta = to_float(inv_freq, xp)
+    if bool((theta <= 0).any()):
+        raise ValueError("inv_freq must be positive (frequencies in radians per token)")
+    full = 2 * math.pi
+    seen = xp.clip((train_len - 1) * theta, 0, full)
+    reached = xp.clip((infer_len - 1) * theta, 0, full)
+    return xp.clip(reached - seen, 0, full)
+
+
+@functools.lru_cache(maxsize=64)
+def _random_scores(n: int, dim: int, n_queries: int, seed: int) -> np.ndarray:
+    # One seeded draw per length, cached: a slider redraw rescales the same scores instead of redrawing them.
+    rng = np.random.default_rng([seed, n])
+    q = rng.standard_normal((n_queries, dim))
+    k = rng.standard_normal((n, dim))
+    scores = q @ k.T / math.sqrt(dim)
+    scores.setflags(write=False)
+    return scores
+
+
+def attention_entropy_vs_length(lengths: Sequence[int], train_len: int | None = None, *, score_std: float = 1.0,
+                                dim: int = 64, n_queries: int = 128, seed: int = 0,
+                                backend: Backend = "numpy") -> Array:
+    """Mean entropy (nats) of an attention row over n random keys, for each n in ``lengths``.
+
+    Queries and keys are standard normal in ``dim`` dimensions; the scores are
+    ``score_std · q·k/√dim`` (standard deviation ≈ ``score_std``). With
+    ``train_len`` the scores are also multiplied by log-n scaling,
+    max(1, ln n / ln train_len). The same seeded draw is used for every call,
+    so curves with and without scaling differ only by the scaling.
+    """
+    lengths = [int(n) for n in lengths]
+    if not lengths or any(n < 1 for n in lengths):
+        raise ValueError(f"lengths must be a non-empty list of positive integers, got {lengths!r}")
+    check_positive("score_std", score_std)
+    check_positive_int("dim", dim)
+    check_positive_int("n_queries", n_queries)
+    if train_len is not None:
+        check_positive_int("train_len", train_len)
+    xp = namespace(backend)
+    out = []
+    for n in lengths:
+        factor = score_std * (1.0 if train_len is None else logn_scale(n, train_len))
+        if xp is np:
+            out.append(_mean_entropy(n, dim, n_queries, seed, factor))
+        else:
+            # the cached draw is read-only; torch wants a writable buffer, so it gets a copy
+            scores = to_float(_random_scores(n, dim, n_queries, seed).copy(), xp)
+            out.append(attention_entropy(softmax(scores * factor)).mean())
+    return xp.stack(out) if xp is not np else np.array(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _mean_entropy(n: int, dim: int, n_queries: int, seed: int, factor: float) -> float:
+    # Memoised: below the training length log-n scaling is 1, so the two curves share most points,
+    # and a slider that moves back and forth revisits the same settings.
+    return float(attention_entropy(softmax(_random_scores(n, dim, n_queries, seed) * factor)).mean())
+
+
+def rope_cache_drift(head_dim: int, base: float, scaling: Mapping[str, Any], seq_len: int, *,
+                     backend: Backend = "numpy") -> Array:
+    """Angle error (radians) of each cached key when a length-dependent RoPE scaling meets a KV cache.
+
+    Generating token by token, the key at position j is rotated once, when the
+    sequence is j + 1 long, with ``rope_inv_freq(..., seq_len=j + 1)``, then
+    cached. At length ``seq_len`` a fresh computation would rotate it with
+    ``rope_inv_freq(..., seq_len=seq_len)``. Returns j·|θ_i(seq_len) − θ_i(j + 1)|,
+    wrapped to [0, π], shape ``(seq_len, head_dim/2)``: zero for static scalings, non-zero for
+    ``"dynamic"`` once ``seq_len`` exceeds the original context.
+    """
+    check_positive_int("seq_len", seq_len)
+    xp = namespace(backend)
+    now, _ = rope_inv_freq(head_dim, base, scaling, seq_len=seq_len, backend=backend)
+    rows = []
+    for j in range(seq_len):
+        then, _ = rope_inv_freq(head_dim, base, scaling, seq_len=j + 1, backend=backend)
+        rows.append(j * (now - then))
+    # wrapped to [0, π]: how far the cached rotation is from the fresh one, whichever way round
+    return xp.abs(xp.remainder(xp.stack(rows) + math.pi, 2 * math.pi) - math.pi)

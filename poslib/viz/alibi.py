@@ -1,0 +1,139 @@
+"""Figures for notebook 07 (ALiBi).
+
+Sliders drive :class:`AlibiBiasPlot` (head count, head, causal or symmetric)
+and :class:`AlibiReachPlot` (head count, sequence length).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..alibi import alibi_bias, alibi_receptive_field, alibi_slopes
+from ..attention import softmax
+from ._live import LivePlot
+
+__all__ = ["AlibiBiasPlot", "AlibiReachPlot"]
+
+
+def _freeze_layout(fig: Figure) -> Figure:
+    """Lay the figure out once (constrained layout), then keep those positions.
+
+    Slider redraws change data, not sizes; re-solving the layout on every
+    frame would cost more than drawing the data.
+    """
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
+    return fig
+
+MAX_HEADS = 64
+
+
+def _split(n_heads: int) -> int:
+    """How many of the paper's slopes come from the power-of-two sequence (the rest are interleaved extras)."""
+    return 2 ** int(math.floor(math.log2(n_heads)))
+
+
+class AlibiBiasPlot(LivePlot):
+    """The bias −m_h·|i − j| of one head as a heatmap, and the slopes of all heads.
+
+    ``head`` is 1-based and clamped to ``n_heads``. With ``causal`` the future
+    keys are masked (grey); without, the matrix is symmetric.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"n_heads": 8, "head": 1, "causal": True}
+    bench_values: ClassVar[list[dict[str, Any]]] = [
+        {"head": 8}, {"causal": False}, {"n_heads": 12, "head": 10}, {"n_heads": 40, "head": 33},
+        {"n_heads": 8, "head": 1, "causal": True},
+    ]
+    seq_len = 24
+
+    def build(self) -> Figure:
+        fig, (a_bias, a_slopes) = plt.subplots(1, 2, figsize=(11.5, 4.3), layout="constrained",
+                                               gridspec_kw={"width_ratios": [1, 1.2]})
+        cmap = plt.get_cmap("viridis").with_extremes(bad="0.85")
+        self.im = a_bias.imshow(np.zeros((self.seq_len, self.seq_len)), cmap=cmap, vmin=-1, vmax=0)
+        fig.colorbar(self.im, ax=a_bias, label="bias −m·|i − j|")
+        a_bias.set(xlabel="key position j", ylabel="query position i")
+        self.a_bias = a_bias
+        self.main, = a_slopes.semilogy([], [], "o", color="C0", label="2^(−8h/p), p = largest power of two ≤ n")
+        self.extra, = a_slopes.semilogy([], [], "s", color="C1", label="extras: odd terms of the 2p sequence")
+        self.chosen, = a_slopes.semilogy([], [], "o", ms=14, mfc="none", mec="C3", mew=2, label="shown head")
+        a_slopes.set(xlabel="head h", ylabel="slope m_h", xlim=(0, MAX_HEADS + 1), ylim=(2 ** -9, 1.2))
+        a_slopes.set_yticks([2.0 ** -k for k in range(0, 9)], ["1"] + [f"1/{2 ** k}" for k in range(1, 9)])
+        a_slopes.minorticks_off()
+        a_slopes.legend(fontsize=8, loc="lower left")
+        self.a_slopes = a_slopes
+        self.redraw()
+        return _freeze_layout(fig)
+
+    def redraw(self) -> None:
+        n = int(self.params["n_heads"])
+        h = int(np.clip(self.params["head"], 1, n))
+        causal = bool(self.params["causal"])
+        slopes = alibi_slopes(n)
+        bias = alibi_bias(n, self.seq_len, causal=causal)[h - 1]
+        self.im.set_data(np.ma.masked_invalid(bias))
+        self.im.set_clim(-slopes[h - 1] * (self.seq_len - 1), 0)
+        kind = "causal" if causal else "symmetric"
+        self.a_bias.set_title(f"head {h} of {n}, slope m = {slopes[h - 1]:.4g} ({kind})", fontsize=10)
+        p = _split(n)
+        heads = np.arange(1, n + 1)
+        self.main.set_data(heads[:p], slopes[:p])
+        self.extra.set_data(heads[p:], slopes[p:])
+        self.chosen.set_data([h], [slopes[h - 1]])
+        self.a_slopes.set_title(f"The paper's slopes for {n} heads", fontsize=10)
+
+
+class AlibiReachPlot(LivePlot):
+    """How far each head looks: attention weight against distance from ALiBi alone, and each head's 90 % reach.
+
+    With equal content scores, the last of ``length`` tokens gives the key t
+    tokens back a weight ∝ e^(−m·t): a straight line on a log scale, one per head.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"n_heads": 8, "length": 1024}
+    bench_values: ClassVar[list[dict[str, Any]]] = [
+        {"n_heads": 4}, {"n_heads": 12}, {"length": 256}, {"n_heads": 32, "length": 4096}, {"n_heads": 8, "length": 1024},
+    ]
+
+    def build(self) -> Figure:
+        fig, (a_w, a_r) = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+        colors = plt.get_cmap("plasma")(np.linspace(0, 0.9, MAX_HEADS))
+        self.lines = [a_w.semilogy([], [], color=colors[k], lw=1.2)[0] for k in range(MAX_HEADS)]
+        a_w.set(xlabel="distance to the key (tokens)", ylabel="attention weight", ylim=(1e-7, 1.5))
+        a_w.minorticks_off()
+        self.a_w = a_w
+        self.reach, = a_r.semilogy([], [], "o-", color="C0", label="90 % of the weight within")
+        self.reach99, = a_r.semilogy([], [], "s--", color="C2", label="99 % of the weight within")
+        self.length_line = a_r.axhline(1, color="C3", ls=":", label="sequence length")
+        a_r.set(xlabel="head h", ylabel="distance (tokens)", ylim=(0.5, 3e4))
+        a_r.minorticks_off()
+        a_r.legend(fontsize=8, loc="upper left")
+        self.a_r = a_r
+        self.redraw()
+        return _freeze_layout(fig)
+
+    def redraw(self) -> None:
+        n, length = int(self.params["n_heads"]), int(self.params["length"])
+        slopes = alibi_slopes(n)
+        # the last query's row of the bias, reversed so that index t is distance t
+        weights = softmax(alibi_bias(n, 1, length, causal=True)[:, 0, ::-1])
+        # e^(−m·t) is a straight line on a log axis: 65 samples draw it exactly and cheaply
+        t = np.unique(np.linspace(0, length - 1, 65).round().astype(int))
+        for k, line in enumerate(self.lines):
+            if k < n:
+                line.set_data(t, weights[k, t])
+            line.set_visible(k < n)
+        self.a_w.set_xlim(0, length)
+        self.a_w.set_title(f"Weight on each key from ALiBi alone, {n} heads, {length} tokens", fontsize=10)
+        heads = np.arange(1, n + 1)
+        self.reach.set_data(heads, alibi_receptive_field(slopes, 0.9, length=length))
+        self.reach99.set_data(heads, alibi_receptive_field(slopes, 0.99, length=length))
+        self.length_line.set_ydata([length] * 2)
+        self.a_r.set_xlim(0.5, n + 0.5)
+        self.a_r.set_title("Each head's reach (receptive field)", fontsize=10)
