@@ -33,21 +33,26 @@ from .rope_scaling import rope_inv_freq
 __all__ = ["rope_unseen_angle", "attention_entropy_vs_length", "rope_cache_drift"]
 
 
-def rope_unseen_angle(inv_freq: Array, train_len: int, infer_len: int) -> Array:
+def rope_unseen_angle(inv_freq: Array, train_len: int, infer_len: int, *, infer_inv_freq: Array | None = None) -> Array:
     """Per RoPE pair, the arc (radians, in [0, 2π]) of relative angles met below ``infer_len`` but never below ``train_len``.
 
-    seen = min(2π, (L − 1)·θ_i),  reached = min(2π, (L' − 1)·θ_i),  unseen = max(0, reached − seen).
-    Zero for every pair when L' ≤ L, and for every pair that turned at least once in training.
+    seen = min(2π, (L − 1)·θ_i),  reached = min(2π, (L' − 1)·θ'_i),  unseen = max(0, reached − seen),
+    where θ are the training frequencies ``inv_freq`` and θ' the inference ones
+    (``infer_inv_freq``, e.g. after PI or NTK scaling; default θ' = θ).
+    Zero for every pair that turned at least once in training, and, with θ' = θ, for every pair when L' ≤ L.
     """
     check_positive_int("train_len", train_len)
     check_positive_int("infer_len", infer_len)
-    xp = xp_of(inv_freq=inv_freq)
+    xp = xp_of(inv_freq=inv_freq, infer_inv_freq=infer_inv_freq)
     theta = to_float(inv_freq, xp)
-    if bool((theta <= 0).any()):
-        raise ValueError("inv_freq must be positive (frequencies in radians per token)")
+    later = theta if infer_inv_freq is None else to_float(infer_inv_freq, xp)
+    if tuple(later.shape) != tuple(theta.shape):
+        raise ValueError(f"infer_inv_freq must have inv_freq's shape {tuple(theta.shape)}, got {tuple(later.shape)}")
+    if bool((theta <= 0).any()) or bool((later <= 0).any()):
+        raise ValueError("inv_freq and infer_inv_freq must be positive (frequencies in radians per token)")
     full = 2 * math.pi
     seen = xp.clip((train_len - 1) * theta, 0, full)
-    reached = xp.clip((infer_len - 1) * theta, 0, full)
+    reached = xp.clip((infer_len - 1) * later, 0, full)
     return xp.clip(reached - seen, 0, full)
 
 

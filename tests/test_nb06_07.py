@@ -39,6 +39,17 @@ def test_unseen_angle_hand_worked():
     np.testing.assert_allclose(P.rope_unseen_angle(theta, 10, 500), [2 * np.pi * 91 / 100, 0], atol=1e-12)
 
 
+def test_unseen_angle_with_scaled_inference_frequencies():
+    L, s = 4096, 8.0
+    pi, _ = P.rope_inv_freq(128, 10000.0, {"rope_type": "linear", "factor": s})
+    # PI reads position m as m/s: the last position s·L − 1 lands at L − 1/s, under one token past L − 1
+    unseen = P.rope_unseen_angle(THETA, L, int(s * L), infer_inv_freq=pi)
+    np.testing.assert_allclose(unseen, np.where((L - 1) * THETA < 2 * np.pi, (1 - 1 / s) * THETA, 0), atol=1e-12)
+    assert (P.rope_unseen_angle(THETA, L, L, infer_inv_freq=pi) == 0).all()  # slower frequencies, same length
+    with pytest.raises(ValueError, match="infer_inv_freq"):
+        P.rope_unseen_angle(THETA, L, L, infer_inv_freq=pi[:3])
+
+
 @pytest.mark.parametrize("call, word", [
     (lambda: P.rope_unseen_angle(THETA, 0, 10), "train_len"),
     (lambda: P.rope_unseen_angle(THETA, 10, 2.5), "infer_len"),
