@@ -144,7 +144,7 @@ class DecayBoundPlot(LivePlot):
     head_dim, max_distance = 128, 20000
 
     def build(self) -> Figure:
-        self.r = np.unique(np.round(np.geomspace(1, self.max_distance, 1500)))
+        self.r = np.unique(np.round(np.geomspace(1, self.max_distance, 900)))
         fig, (ax, ax_s) = plt.subplots(1, 2, figsize=(11, 3.9), layout="constrained")
         self.bound_line, = ax.plot(self.r, self.r * 0, color="C0")
         ax.set(xscale="log", xlabel="relative distance |m − n| (tokens)", ylabel="(2/d)·Σ_j |S_j|",
