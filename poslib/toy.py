@@ -9,7 +9,7 @@ with or without positions added.
 is a :class:`~poslib.learned.LearnedPositionalEmbedding` (or a fixed sinusoidal
 table) on *offset copy*: the target at position m is the token at m − offset.
 No bag-of-tokens model can do that, so the learned table must come to encode
-position. Training uses plain Adam (no weight decay): a row whose position
+position. Training uses Adam without weight decay: a row whose position
 never occurs gets an exactly zero gradient and therefore stays, bit for bit,
 at its random initialisation, which is the fact notebook 02 checks.
 """
@@ -121,6 +121,21 @@ class OffsetCopyModel(nn.Module):
         return self.out(h + out)
 
 
+@torch.no_grad()
+def _adam_step(params: list[nn.Parameter], moments: list[tuple[torch.Tensor, torch.Tensor]], step: int, lr: float,
+               betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
+    """Adam (Kingma & Ba 2015), no weight decay, written out: torch.optim's first step imports torch._dynamo,
+    which costs seconds in a fresh notebook kernel. A zero gradient leaves both moments at 0, so the step is 0."""
+    b1, b2 = betas
+    for p, (m, v) in zip(params, moments):
+        g = p.grad
+        m.mul_(b1).add_(g, alpha=1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        m_hat = m / (1 - b1 ** step)
+        v_hat = v / (1 - b2 ** step)
+        p.sub_(lr * m_hat / (v_hat.sqrt() + eps))
+
+
 @dataclass
 class OffsetCopyResult:
     """What :func:`train_offset_copy` returns: the model, its table before and after, and the loss curve."""
@@ -142,8 +157,8 @@ def train_offset_copy(*, scheme: str = "learned", max_len: int = 32, train_len: 
     """Train :class:`OffsetCopyModel` on sequences of ``train_len`` tokens (rows ≥ train_len are never used).
 
     Seeded (model init and data); about a second on a 2-core CPU with the
-    defaults. The table starts from N(0, 0.02²) like BERT's and GPT-2's, so
-    any structure in it was put there by training. Plain Adam: rows that are
+    defaults, with Adam written out (no weight decay). The table starts from N(0, 0.02²) like BERT's and GPT-2's, so
+    any structure in it was put there by training. Adam without weight decay: rows that are
     never used keep their initial values exactly.
     """
     check_positive_int("train_len", train_len)
@@ -165,14 +180,16 @@ def _train(scheme: str, max_len: int, train_len: int, vocab: int, dim: int, offs
     model = OffsetCopyModel(vocab, dim, max_len, scheme=scheme)
     initial = None if model.pos is None else model.pos.weight.detach().clone()
     gen = torch.Generator().manual_seed(seed + 1)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    params = list(model.parameters())
+    moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
     losses = []
-    for _ in range(steps):
+    for step in range(1, steps + 1):
         tokens, targets = offset_copy_batch(batch, train_len, vocab, offset, generator=gen)
         loss = nn.functional.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
-        opt.zero_grad()
+        for p in params:
+            p.grad = None
         loss.backward()
-        opt.step()
+        _adam_step(params, moments, step, lr)
         losses.append(loss.item())
     config = dict(scheme=scheme, max_len=max_len, train_len=train_len, vocab=vocab, dim=dim, offset=offset,
                   steps=steps, batch=batch, lr=lr, seed=seed)

@@ -97,6 +97,22 @@ def test_training_leaves_unused_rows_untouched_and_restores_threads():
     assert torch.equal(r.table, again.table), "training must be deterministic for a given seed"
 
 
+def test_written_out_adam_matches_torch_adam():
+    gen = torch.Generator().manual_seed(0)
+    w0 = torch.randn(5, 3, generator=gen)
+    targets = torch.randn(5, 3, generator=gen)
+    ours, theirs = torch.nn.Parameter(w0.clone()), torch.nn.Parameter(w0.clone())
+    moments = [(torch.zeros_like(ours), torch.zeros_like(ours))]
+    opt = torch.optim.Adam([theirs], lr=0.01)
+    for step in range(1, 21):
+        for p in (ours, theirs):
+            p.grad = None
+            ((p - targets) ** 3).sum().backward()
+        toy._adam_step([ours], moments, step, 0.01)
+        opt.step()
+    torch.testing.assert_close(ours, theirs, atol=1e-6, rtol=1e-5)
+
+
 def test_fixed_schemes_have_no_table_and_run_past_max_len():
     r = toy.train_offset_copy(scheme="sinusoidal", max_len=8, train_len=8, dim=8, steps=2, batch=2)
     assert r.table is None and r.initial_table is None

@@ -83,7 +83,7 @@ class PermutationPlot(LivePlot):
         titles = ("attention weights\n(sentence order)", "weights sorted back\nto wǒ ài nǐ", "outputs (sentence order)")
         for ax, title, xlabel in zip(axes[:2], titles, ("key (attended-to token)", "key, word order")):
             im = ax.imshow(np.zeros((n, n)), vmin=0, vmax=1, cmap="viridis")
-            fig.colorbar(im, ax=ax, shrink=0.8, label="weight $a_{m,n}$")
+            fig.colorbar(im, ax=ax, shrink=0.8, label="weight $a_{m,n}$", ticks=[0, 0.5, 1])
             ax.set(title=title, xlabel=xlabel, ylabel="query token", xticks=range(n), yticks=range(n))
             self.images.append(im)
             self.texts.append([[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(n)]
@@ -92,7 +92,7 @@ class PermutationPlot(LivePlot):
         axes[1].set_yticklabels(PINYIN)
         lim = float(np.abs(self.reference["outputs"]).max()) * 1.1
         self.out_im = axes[2].imshow(np.zeros((n, DIM)), vmin=-lim, vmax=lim, cmap="RdBu_r", aspect="auto")
-        fig.colorbar(self.out_im, ax=axes[2], shrink=0.8, label="output value")
+        fig.colorbar(self.out_im, ax=axes[2], shrink=0.8, label="output value", ticks=[-1, 0, 1])
         axes[2].set(title=titles[2], xlabel="output dimension", ylabel="token", yticks=range(n))
         self.status = fig.suptitle("order: wǒ ài nǐ   ·   causal mask: off   ·   same weights as wǒ ài nǐ, permuted")
         self.redraw()
