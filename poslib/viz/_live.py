@@ -70,6 +70,10 @@ def interact(plot: LivePlot, **controls: Any) -> Any:
     """
     import ipywidgets as widgets
 
+    # Start from the controls' values, not the plot's defaults: otherwise a control created with
+    # another value (a Dropdown on its second option) sits beside a figure of a different setting,
+    # and moving it onto the plot's default redraws nothing.
+    plot.update(**{name: w.value for name, w in controls.items()})
     image = widgets.Image(value=render_png(plot.fig), format="png")
     plt.close(plot.fig)  # keep the inline backend from showing it a second time
 
