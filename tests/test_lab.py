@@ -272,3 +272,92 @@ def test_cli_writes_a_complete_results_file(tmp_path, capsys):
     assert r["ppl"]["learned"]["32"] is None and r["ppl"]["nope"]["32"] > 1
     assert set(r["timings"]) >= {"total_seconds", "step_ms_median", "peak_memory_mib"}
     assert set(TRAINED_SCHEMES) >= set(r["training"])
+
+
+def test_sandwich_bias_from_its_last_row_equals_the_full_matrix():
+    from poslib import mask_future, sandwich_bias
+
+    model = LabModel(ModelConfig(scheme="sandwich", train_len=16, d_model=32, n_heads=4))
+    T = 37
+    full = sandwich_bias(T, T, 32, n_heads=4, causal=True, backend="torch").float()
+    ours = model.position_context(T).bias[0]
+    assert torch.equal(torch.isinf(full), torch.isinf(ours))
+    finite = ~torch.isinf(full)
+    assert (full[finite] - ours[finite]).abs().max() < 1e-5
+    assert mask_future(ours).shape == (4, T, T)
+
+
+# ---- report and figures -------------------------------------------------------------------------------------------
+
+def _fake_results(ppl: dict, seeds=(0,)) -> dict:
+    lens = (64, 128, 256, 512, 1024)
+    return {"config": {"train_len": 64, "eval_lens": lens, "seeds": seeds},
+            "ppl": {s: {str(L): v for L, v in zip(lens, row)} for s, row in ppl.items()},
+            "ppl_std": {s: {str(L): (0.1 if len(seeds) > 1 and v is not None else None) for L, v in zip(lens, row)}
+                        for s, row in ppl.items()}}
+
+
+FAKE = {
+    "learned": [7.0, None, None, None, None],
+    "sinusoidal": [8.0, 40, 90, 200, 300],
+    "rope": [6.0, 6.5, 9.0, 15.0, 20.0],
+    "alibi": [7.0, 6.9, 6.9, 6.9, 6.9],
+    "sandwich": [6.8, 6.7, 6.7, 6.75, 6.8],
+    "rope+pi": [6.0, 9.0, 12, 18, 22],
+    "rope+ntk": [6.0, 6.2, 7.0, 10.0, 14.0],
+    "rope+yarn": [6.0, 6.3, 7.5, 10.2, 14.2],
+}
+
+
+def test_growth_ranking_and_categories():
+    from poslib.lab import category, growth, ranking
+
+    r = _fake_results(FAKE)
+    assert growth(r, "rope") == 15.0 / 6.0 and growth(r, "learned") is None
+    assert category(1.0) == "extrapolates" and category(1.2) == "degrades gracefully"
+    assert category(2.0) == "does not extrapolate" and category(None) == "not defined"
+    assert [s for s, _ in ranking(r, 8)][:3] == ["sandwich", "alibi", "rope+ntk"]
+    assert "learned" not in dict(ranking(r, 8))
+    with pytest.raises(ValueError, match="scheme 'xpos' is not in these results"):
+        growth(r, "xpos")
+    with pytest.raises(ValueError, match="multiple 3"):
+        growth(r, "rope", 3)
+
+
+def test_claim_verdicts_follow_the_numbers():
+    from poslib.lab import claim_verdicts
+
+    v = claim_verdicts(_fake_results(FAKE))
+    assert "does not hold" in v["rope"] and "does not hold" in v["sinusoidal"]
+    assert "→ holds" in v["alibi"] and "→ holds" in v["learned"]
+    assert "NTK is the best of the RoPE variants (tied with rope+yarn)" in v["rope+ntk"]
+    assert "sandwich is the best" in v["rope+ntk"] and "partly holds" in v["rope+ntk"]
+    flipped = dict(FAKE, **{"rope+ntk": [6.0, 6.0, 6.0, 6.0, 6.0], "rope": [6.0, 6.2, 6.6, 6.9, 7.0]})
+    v = claim_verdicts(_fake_results(flipped))
+    assert "→ holds" in v["rope+ntk"] and "→ partly holds" in v["rope"]
+    assert not any(ch.isdigit() for text in v.values() for ch in text.replace("000", "").replace("001", "")
+                   .replace("§5.3", "").replace("§2.4", "").replace("§7.3", "").replace("§3.1.4", "")
+                   .replace("§6.2", "").replace("§4", "").replace("8×", "")), "verdicts carry no measured numbers"
+
+
+def test_perplexity_figure_draws_defined_points_only():
+    import matplotlib.pyplot as plt
+
+    from poslib.viz.lab import attention_profile_figure, perplexity_figure
+
+    fig = perplexity_figure(_fake_results(FAKE, seeds=(0, 1)), ["rope", "alibi"])
+    assert [c.get_label() for c in fig.axes[0].containers] == ["rope", "alibi"]  # error bars with two seeds
+    plt.close(fig)
+    fig = perplexity_figure(_fake_results(FAKE), ["learned", "rope", "alibi"])
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title() and ax.get_xscale() == "log"
+    lines = {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
+    assert list(lines["learned"].get_xdata()) == [64]
+    assert list(lines["rope"].get_ydata()) == FAKE["rope"]
+    assert any("not defined" in t.get_text() for t in ax.texts)
+    plt.close(fig)
+    prof = {"entropy": torch.ones(2, 4).numpy(), "distance": torch.full((2, 4), 3.0).numpy()}
+    fig = attention_profile_figure({"rope": {"1×": prof, "8×": prof}}, 64)
+    assert all(a.get_xlabel() and a.get_ylabel() and a.get_title() for a in fig.axes)
+    assert len(fig.axes[0].patches) == 16
+    plt.close(fig)

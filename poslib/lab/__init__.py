@@ -8,17 +8,21 @@ Three layers, each readable top to bottom:
   scheme is chosen by name (every scheme is the poslib implementation);
 * :mod:`poslib.lab.train`: the protocol (same seed, data, optimizer, steps),
   evaluation on non-overlapping windows at multiples of the training length,
-  and the results dictionary.
+  and the results dictionary;
+* :mod:`poslib.lab.report`: growth with length, rankings and verdicts computed
+  from a run's numbers.
 
 Command line: ``python -m poslib.lab --help``.
 """
 
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
 from .model import INFERENCE_VARIANTS, SCHEMES, TRAINED_SCHEMES, LabModel, ModelConfig, split_scheme
+from .report import category, claim_verdicts, growth, ranking
 from .train import LabConfig, attention_profile, evaluate, run_lab, summary_table, train_model
 
 __all__ = [
     "Corpus", "load_stdlib_corpus", "stdlib_files", "batch_generator", "eval_spans",
     "SCHEMES", "TRAINED_SCHEMES", "INFERENCE_VARIANTS", "split_scheme", "ModelConfig", "LabModel",
+    "growth", "ranking", "category", "claim_verdicts",
     "LabConfig", "train_model", "evaluate", "run_lab", "summary_table", "attention_profile",
 ]

@@ -78,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = results["timings"]
     steps = ", ".join(f"{b} {ms:.0f}" for b, ms in t["step_ms_median"].items() if ms is not None)
     print(f"\nmedian step time (ms): {steps}")
-    print(f"total {t['total_seconds']:.0f} s, peak memory {t['peak_memory_mib']:.0f} MiB")
+    print(f"total {t['total_seconds']:.0f} s wall, {t['total_cpu_seconds']:.0f} s CPU; "
+          f"peak memory {t['peak_memory_mib']:.0f} MiB")
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=1)

@@ -48,7 +48,7 @@ class Corpus:
     n_val_files: int
 
     def describe(self) -> dict:
-        """Sizes and provenance for the results file (the root is recorded as a path relative to nothing)."""
+        """Sizes and provenance for the results file (no absolute path: results should compare across machines)."""
         return {"source": "Python standard library *.py sources (tests and site-packages excluded)",
                 "python_stdlib": "sysconfig.get_paths()['stdlib']",
                 "split": f"zlib.crc32(relative path) % {VAL_MODULUS} == 0 -> validation",

@@ -128,13 +128,18 @@ def _check_int(name: str, value: Any, *, minimum: int) -> None:
 def deterministic(threads: int) -> Iterator[None]:
     """Fixed thread count and deterministic kernels for the duration of a run (restored afterwards)."""
     old_threads, old_det = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    old_fill = torch.utils.deterministic.fill_uninitialized_memory
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
+    # Deterministic mode also fills every new tensor with NaN (a debugging aid, ~10% of a
+    # training step here); results do not depend on it because nothing reads unwritten memory.
+    torch.utils.deterministic.fill_uninitialized_memory = False
     try:
         yield
     finally:
         torch.set_num_threads(old_threads)
         torch.use_deterministic_algorithms(old_det)
+        torch.utils.deterministic.fill_uninitialized_memory = old_fill
 
 
 def _lr_at(step: int, cfg: LabConfig) -> float:
@@ -162,7 +167,7 @@ def train_model(scheme: str, cfg: LabConfig, corpus: Corpus, seed: int,
     batches = batch_generator(corpus.train, cfg.batch_size, cfg.train_len, seed)
     losses, step_ms = [], []
     model.train()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for step in range(cfg.steps):
         t0 = time.perf_counter()
         for group in opt.param_groups:
@@ -180,7 +185,8 @@ def train_model(scheme: str, cfg: LabConfig, corpus: Corpus, seed: int,
             progress(step, losses[-1])
     model.eval()
     record = {"losses": losses, "step_ms_median": statistics.median(step_ms) if step_ms else None,
-              "train_seconds": time.perf_counter() - start, "n_params": model.n_params()}
+              "train_seconds": time.perf_counter() - start, "train_cpu_seconds": time.process_time() - cpu_start,
+              "n_params": model.n_params()}
     return model, record
 
 
@@ -264,7 +270,7 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
     losses, step times) and ``timings``. With ``keep_models`` the trained models
     are returned under ``"models"`` (``{(base_scheme, seed): LabModel}``), not JSON-serialisable.
     """
-    t_start = time.perf_counter()
+    t_start, cpu_start = time.perf_counter(), time.process_time()
     device = torch.device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("device='cuda' was requested but torch.cuda.is_available() is False")
@@ -310,6 +316,8 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
     step_ms = [r["step_ms_median"] for b in bases for r in train_records[b].values() if r["step_ms_median"]]
     results["timings"] = {
         "total_seconds": time.perf_counter() - t_start,
+        # CPU seconds of this process: on a shared machine, the wall time an idle one would take (one thread)
+        "total_cpu_seconds": time.process_time() - cpu_start,
         "step_ms_median": {b: statistics.median([r["step_ms_median"] for r in train_records[b].values()])
                            if cfg.steps else None for b in bases},
         "step_ms_median_all": statistics.median(step_ms) if step_ms else None,

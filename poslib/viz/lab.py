@@ -1,0 +1,116 @@
+"""Figures for notebook 08 (the extrapolation lab): perplexity against evaluation length, and attention at long range.
+
+Both figures are drawn from a results dictionary of :func:`poslib.lab.run_lab`
+(and :func:`poslib.lab.attention_profile`); they have no slider, because the
+knobs of this notebook are training runs, not cheap redraws.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+__all__ = ["perplexity_figure", "attention_profile_figure", "SCHEME_STYLE"]
+
+# One colour per family: RoPE and its inference-time variants share blues and dashes.
+SCHEME_STYLE: dict[str, dict[str, Any]] = {
+    "nope": dict(color="0.45", ls="-", marker="o"),
+    "learned": dict(color="#8c564b", ls="-", marker="s"),
+    "sinusoidal": dict(color="#e377c2", ls="-", marker="D"),
+    "rope": dict(color="#1f77b4", ls="-", marker="o", lw=2.2),
+    "rope+pi": dict(color="#6baed6", ls="--", marker="v"),
+    "rope+ntk": dict(color="#08519c", ls="--", marker="^"),
+    "rope+dynamic": dict(color="#17becf", ls="--", marker="<"),
+    "rope+yarn": dict(color="#3182bd", ls=":", marker=">"),
+    "rope+logn": dict(color="#9ecae1", ls="-.", marker="x"),
+    "xpos": dict(color="#9467bd", ls="-", marker="P"),
+    "t5": dict(color="#bcbd22", ls="-", marker="*"),
+    "alibi": dict(color="#d62728", ls="-", marker="o", lw=2.2),
+    "alibi+logn": dict(color="#ff9896", ls="-.", marker="x"),
+    "kerple": dict(color="#ff7f0e", ls="-", marker="h"),
+    "sandwich": dict(color="#2ca02c", ls="-", marker="p"),
+}
+
+
+def perplexity_figure(results: dict[str, Any], schemes: Sequence[str] | None = None, *,
+                      ylim: tuple[float, float] | None = None) -> Figure:
+    """Validation perplexity against evaluation length (log₂ x axis), one line per scheme.
+
+    Error bars (± one standard deviation over seeds) appear when the run had
+    several seeds. Undefined points (a learned table beyond its length) are left
+    out and marked "not defined" at the first missing length.
+    """
+    cfg = results["config"]
+    lens, train_len = list(cfg["eval_lens"]), cfg["train_len"]
+    schemes = list(schemes) if schemes is not None else list(results["ppl"])
+    fig, ax = plt.subplots(figsize=(8.5, 5.2), layout="constrained")
+    finite = []
+    for name in schemes:
+        ys = [results["ppl"][name][str(L)] for L in lens]
+        sds = [results["ppl_std"][name][str(L)] for L in lens]
+        xs = [L for L, y in zip(lens, ys) if y is not None]
+        yv = [y for y in ys if y is not None]
+        err = [sd for sd, y in zip(sds, ys) if y is not None]
+        style = {"ls": "-", "marker": "o", **SCHEME_STYLE.get(name, {})}
+        if any(e is not None for e in err):
+            ax.errorbar(xs, yv, yerr=[e or 0.0 for e in err], capsize=3, label=name, **style)
+        else:
+            ax.plot(xs, yv, label=name, **style)
+        finite += yv
+        if len(xs) < len(lens) and xs:
+            missing = lens[len(xs)]
+            ax.annotate(f"{name}: not defined\nbeyond {train_len}", xy=(xs[-1], yv[-1]), xytext=(missing, yv[-1]),
+                        fontsize=8, color=style.get("color", "k"), va="center",
+                        arrowprops=dict(arrowstyle="-", color=style.get("color", "k"), lw=0.8, ls=":"))
+    ax.axvline(train_len, color="k", lw=1, ls=":")
+    ax.text(train_len, 1.01, r" $L_{train}$", transform=ax.get_xaxis_transform(), fontsize=9, va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(lens, [f"{L}\n({L // train_len}×)" for L in lens])
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    elif finite:
+        lo = min(finite)
+        ax.set_ylim(lo * 0.97, min(max(finite), lo * 3) * 1.03)  # very large blow-ups are clipped, not rescaled
+    ax.set_xlabel("evaluation length L (bytes; log scale)")
+    ax.set_ylabel("validation perplexity (bytes)")
+    ax.set_title(f"Trained at L_train = {train_len}, evaluated on non-overlapping windows of L", fontsize=11)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, ncol=2, loc="upper left")
+    return fig
+
+
+def attention_profile_figure(profiles: dict[str, dict[str, dict[str, np.ndarray]]], train_len: int) -> Figure:
+    """Mean attention distance and entropy per (layer, head), for each scheme at each evaluation length.
+
+    ``profiles[scheme][label]`` is a :func:`poslib.lab.attention_profile` result,
+    ``label`` naming the evaluation length (e.g. "1×", "8×"; labels starting with
+    "1" are drawn pale). Bars are grouped by layer·head; a dotted line marks
+    L_train on the distance panel.
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), layout="constrained")
+    entries = [(scheme, label, prof) for scheme, by_len in profiles.items() for label, prof in by_len.items()]
+    n_layers, n_heads = next(iter(entries))[2]["entropy"].shape
+    x = np.arange(n_layers * n_heads)
+    width = 0.8 / len(entries)
+    for k, (scheme, label, prof) in enumerate(entries):
+        color = SCHEME_STYLE.get(scheme, {}).get("color", None)
+        alpha = 0.45 if label.startswith("1") else 1.0
+        for ax, key in zip(axes, ("distance", "entropy")):
+            ax.bar(x + (k - (len(entries) - 1) / 2) * width, prof[key].ravel(), width, color=color, alpha=alpha,
+                   label=f"{scheme} at {label}")
+    ticks = [f"L{layer}·h{head}" for layer in range(n_layers) for head in range(n_heads)]
+    axes[0].axhline(train_len, color="k", ls=":", lw=1)
+    axes[0].text(0.01, train_len, " L_train", transform=axes[0].get_yaxis_transform(), va="bottom", fontsize=8)
+    axes[0].set_ylabel("mean distance Σ_j w_ij (i − j)  (bytes)")
+    axes[0].set_title("How far each head looks (queries in the last quarter)")
+    axes[1].set_ylabel("attention entropy (nats)")
+    axes[1].set_title("How spread out each head's attention is")
+    for ax in axes:
+        ax.set_xticks(x, ticks, rotation=45, fontsize=8)
+        ax.set_xlabel("layer · head")
+        ax.grid(alpha=0.3, axis="y")
+    axes[1].legend(fontsize=8)
+    return fig
