@@ -12,13 +12,22 @@ from typing import Any, ClassVar, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..deberta import deberta_delta, deberta_relative_position, deberta_scores
 from ..sinusoidal import sinusoidal_encode
 from ..t5 import t5_relative_bucket, t5_relative_positions
 from ._live import LivePlot
 
-__all__ = ["heatmap_row", "freeze_layout", "T5BucketPlot", "DebertaPlot", "deberta_demo_inputs"]
+__all__ = ["heatmap_row", "freeze_layout", "sparse_colorbar", "T5BucketPlot", "DebertaPlot", "deberta_demo_inputs"]
+
+
+def sparse_colorbar(fig: Figure, mappable: Any, ax: Any, label: str, *, shrink: float = 0.85, n_ticks: int = 5) -> Any:
+    """A colour bar with at most ``n_ticks`` labelled ticks: every tick label is text redrawn on each slider move."""
+    cb = fig.colorbar(mappable, ax=ax, shrink=shrink, label=label)
+    cb.locator = MaxNLocator(n_ticks)
+    cb.update_ticks()
+    return cb
 
 
 def freeze_layout(fig: Figure) -> Figure:
@@ -29,6 +38,7 @@ def freeze_layout(fig: Figure) -> Figure:
     their data does.
     """
     fig.draw_without_rendering()
+    fig.draw_without_rendering()  # constrained layout can need a second pass to settle (e.g. shared colour bars)
     # None (not "none"): "none" leaves a placeholder engine once colour bars exist, and any engine
     # makes savefig draw the whole figure twice.
     fig.set_layout_engine(None)
@@ -93,7 +103,7 @@ class T5BucketPlot(LivePlot):
         self.im = ax_m.imshow(matrix, cmap="viridis", interpolation="nearest")
         ax_m.set(title=f"bucket of each (query, key), {self.n_tokens} tokens", xlabel="key position j",
                  ylabel="query position i")
-        fig.colorbar(self.im, ax=ax_m, shrink=0.85, label="bucket index")
+        sparse_colorbar(fig, self.im, ax_m, "bucket index")
         self._decorate(curve, matrix)
         return freeze_layout(fig)
 
@@ -161,13 +171,17 @@ class DebertaPlot(LivePlot):
         t = self.terms()
         fig, axes = plt.subplots(1, 3, figsize=(12, 3.9), layout="constrained")
         self.ims = {}
-        spec = [("delta", "row δ(i, j) of P used", "viridis", "row index δ"),
-                ("c2p", "content→position  q_c,i · k_r,δ(i,j)", "RdBu_r", "score"),
-                ("p2c", "position→content  k_c,j · q_r,δ(j,i)", "RdBu_r", "score")]
-        for ax, (key, title, cmap, label) in zip(axes, spec):
+        spec = [("delta", "row δ(i, j) of P used", "viridis"),
+                ("c2p", "content→position  q_c,i · k_r,δ(i,j)", "RdBu_r"),
+                ("p2c", "position→content  k_c,j · q_r,δ(j,i)", "RdBu_r")]
+        for ax, (key, title, cmap) in zip(axes, spec):
             self.ims[key] = ax.imshow(t[key], cmap=cmap, interpolation="nearest")
             ax.set(title=title, xlabel="key position j", ylabel="query position i")
-            fig.colorbar(self.ims[key], ax=ax, shrink=0.8, label=label)
+            ax.locator_params(nbins=4)
+        for ax in axes[1:]:
+            ax.tick_params(labelleft=False)  # same rows as the first panel: one set of tick labels is enough
+        sparse_colorbar(fig, self.ims["delta"], axes[0], "row index δ", shrink=0.8)
+        sparse_colorbar(fig, self.ims["p2c"], list(axes[1:]), "score (both terms)", shrink=0.8)
         self.fig = fig
         self._set(t)
         return freeze_layout(fig)

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from ..rope import rope_decay_bound, rope_frequencies, rope_matrix
 from ._live import LivePlot
-from .relative import freeze_layout
+from .relative import freeze_layout, sparse_colorbar
 
 __all__ = ["RotatingPairsPlot", "RopeMatrixPlot", "DecayBoundPlot", "WavelengthPlot", "naive_cos"]
 
@@ -110,7 +110,7 @@ class RopeMatrixPlot(LivePlot):
         self.im = ax.imshow(rope_matrix(0, self.head_dim, self.base), cmap="RdBu_r", vmin=-1, vmax=1,
                             interpolation="nearest")
         ax.set(xlabel="input dimension", ylabel="output dimension")
-        fig.colorbar(self.im, ax=ax, shrink=0.85, label="matrix entry")
+        sparse_colorbar(fig, self.im, ax, "matrix entry")
         self.ax = ax
         idx = np.arange(self.head_dim // 2)
         self.cos_line, = ax_a.plot(idx, np.ones(len(idx)), "o-", label="cos(m·θ_i)")
