@@ -63,10 +63,10 @@ class AlibiBiasPlot(LivePlot):
         self.main, = a_slopes.semilogy([], [], "o", color="C0", label="2^(−8h/p), p = largest power of two ≤ n")
         self.extra, = a_slopes.semilogy([], [], "s", color="C1", label="extras: odd terms of the 2p sequence")
         self.chosen, = a_slopes.semilogy([], [], "o", ms=14, mfc="none", mec="C3", mew=2, label="shown head")
-        a_slopes.set(xlabel="head h", ylabel="slope m_h", xlim=(0, MAX_HEADS + 1), ylim=(2 ** -9, 1.2))
+        a_slopes.set(xlabel="head h", ylabel="slope m_h", xlim=(0, MAX_HEADS + 1), ylim=(2 ** -12, 1.5))
         a_slopes.set_yticks([2.0 ** -k for k in range(0, 9)], ["1"] + [f"1/{2 ** k}" for k in range(1, 9)])
         a_slopes.minorticks_off()
-        a_slopes.legend(fontsize=8, loc="lower left")
+        a_slopes.legend(fontsize=7, loc="lower left")  # below the smallest slope, 2⁻⁸
         self.a_slopes = a_slopes
         self.redraw()
         return _freeze_layout(fig)
@@ -86,6 +86,7 @@ class AlibiBiasPlot(LivePlot):
         self.main.set_data(heads[:p], slopes[:p])
         self.extra.set_data(heads[p:], slopes[p:])
         self.chosen.set_data([h], [slopes[h - 1]])
+        self.a_slopes.set_xlim(0, n * 1.1 + 1.5)
         self.a_slopes.set_title(f"The paper's slopes for {n} heads", fontsize=10)
 
 
