@@ -247,12 +247,10 @@ def test_permutation_views_errors():
 
 
 def test_freeze_layout_turns_the_engine_off():
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
-
     fig, ax = plt.subplots(layout="constrained")
     ax.set_title("a title")
     before = ax.get_position().bounds
-    assert not isinstance(freeze_layout(fig).get_layout_engine(), ConstrainedLayoutEngine)
+    assert freeze_layout(fig).get_layout_engine() is None
     assert ax.get_position().bounds != before  # the layout was solved once before switching off
     plt.close(fig)
 
