@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._backend import check_choice, check_positive_int
+from ._backend import check_choice, check_positive, check_positive_int
 from .alibi import alibi_slopes
 from .attention import attention
 from .rope import apply_rope, rope_frequencies
@@ -66,6 +66,7 @@ class TinySelfAttention(nn.Module):
 
     def forward(self, x: torch.Tensor, *, causal: bool = False,
                 bias: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(W_o · attention output, weights)`` for token vectors ``x`` (float64, ``(..., L, dim)``)."""
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
         if x.shape[-1] != self.dim:
@@ -116,6 +117,7 @@ class OffsetCopyModel(nn.Module):
         return torch.zeros(length, self.tok.embedding_dim)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits ``(batch, L, vocab)`` for integer ``tokens`` ``(batch, L)``."""
         h = self.tok(tokens) + self.positions(tokens.shape[-1])  # injection by addition: x_m + p_m
         out, _ = attention(self.q(h), self.k(h), self.v(h))
         return self.out(h + out)
@@ -163,6 +165,8 @@ def train_offset_copy(*, scheme: str = "learned", max_len: int = 32, train_len: 
     """
     check_positive_int("train_len", train_len)
     check_positive_int("steps", steps)
+    check_positive_int("batch", batch)
+    check_positive("lr", lr)
     if train_len > max_len:
         raise ValueError(f"train_len must be ≤ max_len, got train_len={train_len}, max_len={max_len}")
     threads = torch.get_num_threads()
@@ -200,6 +204,8 @@ def _train(scheme: str, max_len: int, train_len: int, vocab: int, dim: int, offs
 def offset_copy_accuracy(model: OffsetCopyModel, length: int, *, offset: int, vocab: int, batch: int = 256,
                          seed: int = 123) -> torch.Tensor:
     """Accuracy at each position ``(length,)`` on fresh sequences (NaN where m < offset: nothing to copy)."""
+    if not isinstance(model, OffsetCopyModel):
+        raise TypeError(f"model must be an OffsetCopyModel, got {type(model).__name__}")
     gen = torch.Generator().manual_seed(seed)
     tokens, targets = offset_copy_batch(batch, length, vocab, offset, generator=gen)
     hits = (model(tokens).argmax(-1) == targets).float().mean(0)
@@ -208,6 +214,7 @@ def offset_copy_accuracy(model: OffsetCopyModel, length: int, *, offset: int, vo
 
 
 SCORE_SCHEMES = ("none", "learned", "sinusoidal", "rope", "t5", "alibi")
+_LEARNED_ROWS = 4096
 
 
 def position_scores(scheme: str, x: np.ndarray, positions: np.ndarray, *, seed: int = 0) -> np.ndarray:
@@ -225,11 +232,14 @@ def position_scores(scheme: str, x: np.ndarray, positions: np.ndarray, *, seed: 
         raise ValueError(f"x must be (L, d) and positions (L,), got {x.shape} and {pos.shape}")
     if pos.dtype.kind not in "iu":
         raise TypeError(f"positions must be integers, got dtype {pos.dtype}")
+    if scheme == "learned" and len(pos) and (pos.min() < 0 or pos.max() >= _LEARNED_ROWS):
+        raise ValueError(f"positions must lie in [0, {_LEARNED_ROWS}) for the learned table, "
+                         f"got {pos.min()} … {pos.max()}")
     d = x.shape[1]
     rng = np.random.default_rng(seed)
     w_q, w_k = rng.standard_normal((2, d, d)) / math.sqrt(d)
     if scheme == "learned":
-        x = x + rng.standard_normal((4096, d))[pos]
+        x = x + rng.standard_normal((_LEARNED_ROWS, d))[pos]
     elif scheme == "sinusoidal":
         x = x + sinusoidal_encode(pos, d)
     q, k = x @ w_q, x @ w_k
@@ -247,6 +257,8 @@ def position_scores(scheme: str, x: np.ndarray, positions: np.ndarray, *, seed: 
 
 def shift_gap(scheme: str, x: np.ndarray, shift: int, *, seed: int = 0) -> float:
     """max |scores at positions 0…L−1 − scores at shift…shift+L−1|: 0 for a relative scheme, whatever the content."""
+    if isinstance(shift, bool) or not isinstance(shift, (int, np.integer)):
+        raise TypeError(f"shift must be an integer, got {shift!r}")
     n = len(x)
     base = np.arange(n)
     return float(np.abs(position_scores(scheme, x, base, seed=seed)

@@ -132,6 +132,12 @@ def test_training_errors():
         toy.OffsetCopyModel(4, 4, 4, scheme="rope")
     with pytest.raises(ValueError, match="steps"):
         toy.train_offset_copy(steps=0)
+    with pytest.raises(ValueError, match="lr"):
+        toy.train_offset_copy(lr=0.0)
+    with pytest.raises(ValueError, match="batch"):
+        toy.train_offset_copy(batch=0)
+    with pytest.raises(TypeError, match="OffsetCopyModel"):
+        toy.offset_copy_accuracy(torch.nn.Linear(2, 2), 8, offset=1, vocab=4)
 
 
 # --- toy: which schemes are relative -------------------------------------------------------------
@@ -160,6 +166,13 @@ def test_position_scores_errors():
         toy.position_scores("rope", x, np.arange(4))
     with pytest.raises(TypeError, match="integers"):
         toy.position_scores("rope", x, np.arange(3.0))
+    with pytest.raises(ValueError, match="positions must lie in"):
+        toy.position_scores("learned", x, np.array([-1, 0, 1]))
+    with pytest.raises(ValueError, match="positions must lie in"):
+        toy.shift_gap("learned", x, 5000)
+    assert toy.shift_gap("rope", x, -7) < 1e-12  # negative positions are fine for a formula
+    with pytest.raises(TypeError, match="shift"):
+        toy.shift_gap("rope", x, 1.5)
 
 
 # --- similarity ------------------------------------------------------------------------------
