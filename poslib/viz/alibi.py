@@ -16,19 +16,10 @@ from matplotlib.figure import Figure
 from ..alibi import alibi_bias, alibi_receptive_field, alibi_slopes
 from ..attention import softmax
 from ._live import LivePlot
+from .relative import freeze_layout, sparse_colorbar
 
 __all__ = ["AlibiBiasPlot", "AlibiReachPlot"]
 
-
-def _freeze_layout(fig: Figure) -> Figure:
-    """Lay the figure out once (constrained layout), then keep those positions.
-
-    Slider redraws change data, not sizes; re-solving the layout on every
-    frame would cost more than drawing the data.
-    """
-    fig.canvas.draw()
-    fig.set_layout_engine("none")
-    return fig
 
 MAX_HEADS = 64
 
@@ -57,7 +48,7 @@ class AlibiBiasPlot(LivePlot):
                                                gridspec_kw={"width_ratios": [1, 1.2]})
         cmap = plt.get_cmap("viridis").with_extremes(bad="0.85")
         self.im = a_bias.imshow(np.zeros((self.seq_len, self.seq_len)), cmap=cmap, vmin=-1, vmax=0)
-        fig.colorbar(self.im, ax=a_bias, label="bias −m·|i − j|")
+        sparse_colorbar(fig, self.im, a_bias, "bias −m·|i − j|", shrink=1.0)
         a_bias.set(xlabel="key position j", ylabel="query position i")
         self.a_bias = a_bias
         self.main, = a_slopes.semilogy([], [], "o", color="C0", label="2^(−8h/p), p = largest power of two ≤ n")
@@ -69,7 +60,7 @@ class AlibiBiasPlot(LivePlot):
         a_slopes.legend(fontsize=7, loc="lower left")  # below the smallest slope, 2⁻⁸
         self.a_slopes = a_slopes
         self.redraw()
-        return _freeze_layout(fig)
+        return freeze_layout(fig)
 
     def redraw(self) -> None:
         n = int(self.params["n_heads"])
@@ -117,7 +108,7 @@ class AlibiReachPlot(LivePlot):
         a_r.legend(fontsize=8, loc="upper left")
         self.a_r = a_r
         self.redraw()
-        return _freeze_layout(fig)
+        return freeze_layout(fig)
 
     def redraw(self) -> None:
         n, length = int(self.params["n_heads"]), int(self.params["length"])

@@ -23,19 +23,10 @@ from ..rope_scaling import rope_inv_freq
 from ..sandwich import sandwich_bias
 from ..xpos import xpos_scale
 from ._live import LivePlot
+from .relative import freeze_layout
 
 __all__ = ["UnseenAnglePlot", "EntropyPlot", "ScalingPlot", "scaling_configs", "XposDecayPlot", "BiasCurvesPlot"]
 
-
-def _freeze_layout(fig: Figure) -> Figure:
-    """Lay the figure out once (constrained layout), then keep those positions.
-
-    Slider redraws change data, not sizes; re-solving the layout on every
-    frame would cost more than drawing the data.
-    """
-    fig.canvas.draw()
-    fig.set_layout_engine("none")
-    return fig
 
 TWO_PI = 2 * np.pi
 
@@ -72,6 +63,7 @@ class UnseenAnglePlot(LivePlot):
                     ylabel="turns (L − 1)·θᵢ / 2π", ylim=(1e-2, 1e4))
         self.turns_legend = a_turns.legend(fontsize=7, loc="lower left")
         a_turns.minorticks_off()
+        a_turns.set_yticks([1e-2, 1, 1e2, 1e4])  # tick labels are most of a redraw's cost
         self.bars = a_new.stairs(np.zeros_like(self.theta), np.arange(len(self.theta) + 1) - 0.5, fill=True, color="C3")
         a_new.set(title="New angle at L' (never seen in training)", xlabel="pair index i",
                   ylabel="unseen arc (degrees)", ylim=(0, 370), xlim=(-1, len(self.i)))
@@ -81,10 +73,12 @@ class UnseenAnglePlot(LivePlot):
         self.seen_arc, = a_circle.plot([], [], color="C0", lw=6, label="seen in training")
         self.new_arc, = a_circle.plot([], [], color="C3", lw=6, label="new at L'")
         a_circle.set(xlim=(-1.3, 1.3), ylim=(-1.3, 1.5), aspect="equal", xlabel="cos(angle)", ylabel="sin(angle)")
+        a_circle.set_xticks([-1, 0, 1])
+        a_circle.set_yticks([-1, 0, 1])
         a_circle.legend(fontsize=7, loc="upper left", ncol=2)
         self.a_circle = a_circle
         self.redraw()
-        return _freeze_layout(fig)
+        return freeze_layout(fig)
 
     def redraw(self) -> None:
         infer_len, pair = int(self.params["infer_len"]), int(np.clip(self.params["pair"], 0, len(self.theta) - 1))
@@ -131,7 +125,7 @@ class EntropyPlot(LivePlot):
         ax.legend(fontsize=8, loc="upper left")
         self.ax = ax
         self.redraw()
-        return _freeze_layout(fig)
+        return freeze_layout(fig)
 
     def redraw(self) -> None:
         L, std = int(self.params["train_len"]), float(self.params["score_std"])
@@ -192,7 +186,7 @@ class ScalingPlot(LivePlot):
         self.inv_s = a_ratio.axhline(1, color="0.4", ls=":", lw=1)
         self.a_ratio = a_ratio
         self.redraw()
-        return _freeze_layout(fig)
+        return freeze_layout(fig)
 
     def redraw(self) -> None:
         s, n = float(self.params["factor"]), int(self.params["current_len"])
@@ -231,7 +225,7 @@ class XposDecayPlot(LivePlot):
         ax.minorticks_off()
         self.ax = ax
         self.redraw()
-        return _freeze_layout(fig)
+        return freeze_layout(fig)
 
     def redraw(self) -> None:
         gamma, base = float(self.params["gamma"]), float(self.params["scale_base"])
@@ -271,7 +265,7 @@ class BiasCurvesPlot(LivePlot):
         self.legend = ax.legend(fontsize=8, loc="lower left")
         self.ax = ax
         self.redraw()
-        return _freeze_layout(fig)
+        return freeze_layout(fig)
 
     def redraw(self) -> None:
         r1, pr2, lr2 = float(self.params["r1"]), float(self.params["power_r2"]), float(self.params["log_r2"])
