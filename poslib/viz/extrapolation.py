@@ -178,11 +178,13 @@ class ScalingPlot(LivePlot):
         a_wave.text(1, self.original, f"L = {self.original}", color="0.3", fontsize=8, va="top")
         a_wave.set(title="Wavelength of each pair", xlabel="pair index i", ylabel="wavelength 2π/θᵢ' (tokens)")
         self.wave_legend = a_wave.legend(fontsize=7, loc="lower right")
-        a_ratio.legend(fontsize=7, loc="lower left")
+        # one legend (left panel) serves both: same colours, and legend text is costly to redraw
         a_ratio.set(xlabel="pair index i", ylabel="θᵢ' / θᵢ", ylim=(1 / 80, 1.6))
         a_ratio.axhline(1, color="k", lw=1)
         a_wave.minorticks_off()
         a_ratio.minorticks_off()
+        a_ratio.set_yticks([1 / 64, 1 / 16, 1 / 4, 1], ["1/64", "1/16", "1/4", "1"])
+        a_wave.set(ylim=(3, 1e8), yticks=[10, 1e3, 1e5, 1e7])  # room for every rule up to s = 32
         self.inv_s = a_ratio.axhline(1, color="0.4", ls=":", lw=1)
         self.a_ratio = a_ratio
         self.redraw()
