@@ -98,10 +98,8 @@ class T5BucketPlot(LivePlot):
         self.top = ax.axhline(0, color="gray", lw=0.8)
         ax.set(xlabel="relative position r = key − query", ylabel="bucket index", xlim=(-self.span, self.span))
         self.ax = ax
-        self.note = ax.text(0.02, 0.97, "", transform=ax.transAxes, va="top", fontsize=8,
-                            bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})
         self.im = ax_m.imshow(matrix, cmap="viridis", interpolation="nearest")
-        ax_m.set(title=f"bucket of each (query, key), {self.n_tokens} tokens", xlabel="key position j",
+        ax_m.set(title="bucket of each (query, key) pair", xlabel="key position j",
                  ylabel="query position i")
         sparse_colorbar(fig, self.im, ax_m, "bucket index")
         self._decorate(curve, matrix)
@@ -115,10 +113,9 @@ class T5BucketPlot(LivePlot):
             line.set_xdata([x, x])
         self.top.set_ydata([nb - 1, nb - 1])
         self.ax.set_ylim(-1, nb + 1)
-        kind = "bidirectional (encoder)" if bidi else "causal (decoder)"
-        self.ax.set_title(f"T5 buckets: {nb} buckets, max_distance {md}, {kind}")
-        self.note.set_text(f"green: exact up to |r| = {max_exact - 1}\nred: max_distance ±{md}\n"
-                           f"grey: last bucket {nb - 1}")
+        kind = "bidirectional" if bidi else "causal"
+        # One title instead of a legend box: every text artist is redrawn on each slider move.
+        self.ax.set_title(f"{nb} buckets, max_distance {md}, {kind}: exact up to |r| = {max_exact - 1} (green)")
         self.im.set_data(matrix)
         self.im.set_clim(0, nb - 1)
 
