@@ -41,14 +41,17 @@ def _scheme_list(text: str) -> tuple[str, ...]:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
     d = LabConfig()
-    p = argparse.ArgumentParser(prog="python -m poslib.lab", description=__doc__.splitlines()[0],
+    p = argparse.ArgumentParser(prog="python -m poslib.lab",
+                                description="Train one small byte-level language model per positional scheme at "
+                                            "--train-len and report validation perplexity at longer lengths.",
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--schemes", type=_scheme_list, default=SCHEMES, help="comma-separated names, or 'all'")
+    p.add_argument("--schemes", type=_scheme_list, default="all",
+                   help=f"comma-separated names, or 'all' = {','.join(SCHEMES)}")
     p.add_argument("--train-len", type=int, default=d.train_len, help="training context L_train")
     p.add_argument("--steps", type=int, default=d.steps, help="optimizer steps per trained model")
     p.add_argument("--eval-lens", type=_int_list, default=None,
-                   help="comma-separated evaluation lengths, multiples of --train-len (default: 1,2,4,8,16 × it)")
-    p.add_argument("--seeds", type=_int_list, default=d.seeds, help="comma-separated seeds (error bars when > 1)")
+                   help="comma-separated evaluation lengths, multiples of --train-len; None = 1,2,4,8,16 × it")
+    p.add_argument("--seeds", type=_int_list, default=",".join(map(str, d.seeds)), help="comma-separated seeds (error bars when > 1)")
     p.add_argument("--device", default=d.device, help="cpu, cuda or cuda:N")
     p.add_argument("--batch-size", type=int, default=d.batch_size)
     p.add_argument("--lr", type=float, default=d.lr)

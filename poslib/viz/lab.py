@@ -72,8 +72,16 @@ def perplexity_figure(results: dict[str, Any], schemes: Sequence[str] | None = N
     if ylim is not None:
         ax.set_ylim(*ylim)
     elif finite:
+        # Blow-ups beyond 4× the best perplexity are clipped (and named), so the
+        # differences between the good curves stay readable.
         lo = min(finite)
-        ax.set_ylim(lo * 0.97, min(max(finite), lo * 3) * 1.03)  # very large blow-ups are clipped, not rescaled
+        top = max(v for v in finite if v <= 4 * lo) * 1.04
+        ax.set_ylim(lo * 0.97, top)
+        clipped = [n for n in schemes if any(v is not None and v > top for v in results["ppl"][n].values())]
+        for k, name in enumerate(clipped):
+            worst = max(v for v in results["ppl"][name].values() if v is not None)
+            ax.annotate(f"{name} off the chart (up to {worst:.0f})", xy=(0.99, 0.97 - 0.05 * k), xycoords="axes fraction",
+                        ha="right", va="top", fontsize=8, color=SCHEME_STYLE.get(name, {}).get("color", "k"))
     ax.set_xlabel("evaluation length L (bytes; log scale)")
     ax.set_ylabel("validation perplexity (bytes)")
     ax.set_title(f"Trained at L_train = {train_len}, evaluated on non-overlapping windows of L", fontsize=11)
