@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+from ._backend import Array, Backend, arange, check_choice, check_positive_int, is_torch, namespace, xp_of
 from .attention import relative_distance
 
 __all__ = ["deberta_relative_position", "deberta_log_bucket", "deberta_delta", "deberta_scores", "DebertaRelativeScores"]
@@ -64,14 +64,20 @@ def deberta_delta(relative_position: Array, att_span: int) -> Array:
 
 
 def deberta_scores(q_c: Array, k_c: Array, q_r: Array, k_r: Array, *, relative_position: Array | None = None,
-                   return_terms: bool = False) -> Any:
+                   p2c_index: str = "paper", return_terms: bool = False) -> Any:
     """Disentangled scores (c2c + c2p + p2c) / √(3d), shape ``(..., q_len, k_len)``.
 
     ``q_c`` ``(..., q_len, d)``, ``k_c`` ``(..., k_len, d)``; ``q_r``, ``k_r``
     ``(2k, d)``: projected relative embeddings (k = att_span = rows / 2).
     ``relative_position`` defaults to plain query − key. With
     ``return_terms=True`` returns ``(scores, {"c2c", "c2p", "p2c"})``, the terms unscaled.
+
+    ``p2c_index`` picks the row of Q_r that position→content reads: ``"paper"``
+    is δ(j, i) as in the paper's equation; ``"code"`` is δ(i, j), what the
+    attention code of Hugging Face's DeBERTa/DeBERTa-v2 (ported from
+    microsoft/DeBERTa) works out to. Use ``"code"`` to reproduce weights trained there.
     """
+    check_choice("p2c_index", p2c_index, ("paper", "code"))
     xp = xp_of(q_c=q_c, k_c=k_c, q_r=q_r, k_r=k_r, relative_position=relative_position)
     if q_r.shape != k_r.shape or q_r.shape[0] % 2:
         raise ValueError(f"q_r and k_r must both have shape (2k, d), got {tuple(q_r.shape)} and {tuple(k_r.shape)}")
@@ -87,7 +93,8 @@ def deberta_scores(q_c: Array, k_c: Array, q_r: Array, k_r: Array, *, relative_p
     cols = arange(k_len, xp, dtype=xp.int64, device=device)[None, :]
     c2c = q_c @ xp.swapaxes(k_c, -1, -2)
     c2p = (q_c @ xp.swapaxes(k_r, -1, -2))[..., rows, deberta_delta(relative_position, span)]
-    p2c = (k_c @ xp.swapaxes(q_r, -1, -2))[..., cols, deberta_delta(-relative_position, span)]
+    p2c_rel = -relative_position if p2c_index == "paper" else relative_position
+    p2c = (k_c @ xp.swapaxes(q_r, -1, -2))[..., cols, deberta_delta(p2c_rel, span)]
     scores = (c2c + c2p + p2c) / math.sqrt(3 * d)
     return (scores, {"c2c": c2c, "c2p": c2p, "p2c": p2c}) if return_terms else scores
 

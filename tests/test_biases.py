@@ -142,6 +142,18 @@ def test_deberta_scores_match_the_papers_definition(lq, lk, k, seed):
     np.testing.assert_allclose(P.deberta_scores(qc, kc, qr, kr), _deberta_loop(qc, kc, qr, kr, k), atol=1e-10)
 
 
+def test_deberta_code_convention_reads_delta_i_j_for_p2c():
+    rng = np.random.default_rng(5)
+    lq, k, d = 7, 3, 4
+    qc, kc, qr, kr = rng.standard_normal((lq, d)), rng.standard_normal((lq, d)), rng.standard_normal((2 * k, d)), \
+        rng.standard_normal((2 * k, d))
+    _, terms = P.deberta_scores(qc, kc, qr, kr, p2c_index="code", return_terms=True)
+    expected = np.array([[kc[j] @ qr[min(max(i - j + k, 0), 2 * k - 1)] for j in range(lq)] for i in range(lq)])
+    np.testing.assert_allclose(terms["p2c"], expected, atol=1e-12)
+    with pytest.raises(ValueError, match="p2c_index"):
+        P.deberta_scores(qc, kc, qr, kr, p2c_index="hf")
+
+
 def test_deberta_relative_position_sign_and_log_buckets():
     rel = P.deberta_relative_position(4, 4)
     assert rel[3, 0] == 3 and rel[0, 3] == -3  # query − key
