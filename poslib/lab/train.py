@@ -261,7 +261,7 @@ def _peak_memory_mib(device: torch.device) -> float:
 
 
 def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = False,
-            keep_models: bool = False) -> dict[str, Any]:
+            progress_interval: float = 0.5, keep_models: bool = False) -> dict[str, Any]:
     """Train every needed model for every seed, evaluate every scheme, return the results dictionary.
 
     The dictionary (what ``--out`` writes as JSON) holds ``config``, ``versions``,
@@ -269,6 +269,8 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
     ``ppl_std`` (over seeds, None with one seed), ``runs`` (per seed: perplexities,
     losses, step times) and ``timings``. With ``keep_models`` the trained models
     are returned under ``"models"`` (``{(base_scheme, seed): LabModel}``), not JSON-serialisable.
+    ``progress`` shows a text progress bar per trained model on stdout, redrawn at most every
+    ``progress_interval`` seconds (a notebook wants a few seconds: every redraw is a kernel message).
     """
     t_start, cpu_start = time.perf_counter(), time.process_time()
     device = torch.device(cfg.device)
@@ -283,8 +285,10 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
     with deterministic(cfg.threads):
         for seed in cfg.seeds:
             for base in bases:
-                bar = _progress_bar(f"{base} (seed {seed})", cfg.steps) if progress else None
-                update = (lambda step, loss: (bar.update(1), bar.set_postfix(loss=f"{loss:.3f}"))) if bar else None
+                bar = _progress_bar(f"{base} (seed {seed})", cfg.steps, progress_interval) if progress else None
+                # refresh=False: the postfix is drawn with the bar's next redraw, not on every step
+                update = ((lambda step, loss: (bar.set_postfix(loss=f"{loss:.3f}", refresh=False), bar.update(1)))
+                          if bar else None)
                 model, record = train_model(base, cfg, corpus, seed, update)
                 if bar:
                     bar.close()
@@ -329,10 +333,12 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
     return results
 
 
-def _progress_bar(desc: str, total: int):
-    from tqdm.auto import tqdm
+def _progress_bar(desc: str, total: int, interval: float):
+    # Plain text, not tqdm.auto's widget: a widget sends kernel messages on every redraw, and
+    # thousands of them during a long cell overflow the queue nbval reads outputs from.
+    from tqdm import tqdm
 
-    return tqdm(total=total, desc=f"{desc:>20s}", leave=True, mininterval=0.5)
+    return tqdm(total=total, desc=f"{desc:>20s}", leave=True, mininterval=interval, file=sys.stdout)
 
 
 def summary_table(results: dict[str, Any], digits: int = 1) -> str:
