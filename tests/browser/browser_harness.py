@@ -39,11 +39,11 @@ CHROMIUM_ARGS = [
 ]
 
 # Waits are generous because the 2-core machine is shared with people executing notebooks,
-# but bounded so that a hang fails instead of eating CI's time. All in milliseconds.
-LAB_LOAD_MS = 90_000        # page load until the notebook's cells are in the DOM
+# but bounded so that a hang fails instead of eating CI's time.
+LAB_LOAD_MS = 90_000        # page load until the notebook's first cell is in the DOM
 RUN_ALL_MS = 150_000        # Run All until every cell has run
 FIGURE_CHANGE_MS = 45_000   # slider moved until the new picture is shown
-SERVER_START_S = 120        # `jupyter lab` started until /api/status answers
+SERVER_START_S = 120        # `jupyter lab` started until /api/status answers (seconds)
 
 
 # ----------------------------------------------------------------------------- discovery
@@ -58,8 +58,9 @@ class NotebookPlan:
     path: Path
     n_code: int
     runnable: tuple[int, ...]      # code cells with a non-empty source (Run All executes them)
-    widget_cells: tuple[int, ...]  # code cells whose output is a widget
-    slider_cells: tuple[int, ...]  # widget cells that build a slider
+    widget_cells: tuple[int, ...]  # code cells that show a widget (controls, or a progress bar)
+    interactive_cells: tuple[int, ...]  # widget cells that wire controls to a figure: interact(...)
+    slider_cells: tuple[int, ...]  # interactive cells that build a slider
     kernel: str = "python3"
 
     @property
@@ -75,18 +76,22 @@ def plan_notebook(path: Path) -> NotebookPlan:
     """Read a notebook and list the code cells that must run and the ones that must show widgets."""
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    runnable, widget_cells, slider_cells = [], [], []
+    runnable, widget_cells, interactive_cells, slider_cells = [], [], [], []
     for i, cell in enumerate(code):
         src = _strip_comments(cell.source)
         if cell.source.strip():
             runnable.append(i)
         stored_widget = any(WIDGET_MIME in out.get("data", {}) for out in cell.get("outputs", []))
-        if stored_widget or _WIDGET_CALL.search(src):
+        interactive = bool(_WIDGET_CALL.search(src))
+        if stored_widget or interactive:
             widget_cells.append(i)
+        if interactive:
+            interactive_cells.append(i)
             if _SLIDER.search(src):
                 slider_cells.append(i)
     kernel = nb.metadata.get("kernelspec", {}).get("name", "python3")
-    return NotebookPlan(path, len(code), tuple(runnable), tuple(widget_cells), tuple(slider_cells), kernel)
+    return NotebookPlan(path, len(code), tuple(runnable), tuple(widget_cells), tuple(interactive_cells),
+                        tuple(slider_cells), kernel)
 
 
 def widget_notebooks(folder: Path = NOTEBOOKS) -> list[NotebookPlan]:
@@ -157,7 +162,10 @@ plt.close(plot.fig)'''
 # ----------------------------------------------------------------------------- browser
 
 def find_chromium() -> str | None:
-    """Debian's Chromium (what CI installs), else a chromium on PATH."""
+    """$POSLIB_CHROMIUM if set, else Debian's Chromium (what CI installs), else a chromium on PATH."""
+    if "POSLIB_CHROMIUM" in os.environ:
+        override = os.environ["POSLIB_CHROMIUM"]
+        return override if os.access(override, os.X_OK) else None
     for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
@@ -191,6 +199,7 @@ class LabServer:
     proc: subprocess.Popen | None = None
     log_path: Path | None = None
     _log: Any = field(default=None, repr=False)
+    _starting: dict = field(default_factory=dict, repr=False)  # relpath -> thread starting its kernel
 
     @property
     def url(self) -> str:
@@ -257,6 +266,7 @@ class LabServer:
                 raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}:\n{self.log_tail()}")
             with contextlib.suppress(OSError, ValueError):
                 if "started" in self.api("GET", "/api/status", timeout=5):
+                    self.api("GET", "/api/kernelspecs", timeout=60)  # the first listing is the slow one
                     return
             if time.monotonic() > deadline:
                 self.stop()
@@ -270,14 +280,23 @@ class LabServer:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.loads(resp.read() or b"null")
 
-    def prestart_kernel(self, relpath: str, kernel: str = "python3") -> None:
-        """Start the session (a fresh kernel) that JupyterLab will attach to when it opens ``relpath``.
+    def start_kernel(self, relpath: str, kernel: str = "python3", wait: bool = True) -> None:
+        """Start the session (a fresh kernel, nothing executed) that JupyterLab attaches to when it opens ``relpath``.
 
-        Runs in the background while the previous notebook is still on screen, so the
-        kernel's start-up is not waited for twice; nothing is executed in it.
+        With a session already there JupyterLab connects to it instead of choosing a kernel
+        itself, which on a loaded machine sometimes ends in a "Select Kernel" dialog. With
+        ``wait=False`` it starts in the background, while the previous notebook is on screen.
         """
         body = {"path": relpath, "name": Path(relpath).name, "type": "notebook", "kernel": {"name": kernel}}
-        threading.Thread(target=lambda: _quietly(self.api_json, "POST", "/api/sessions", body), daemon=True).start()
+        pending = self._starting.pop(relpath, None)
+        if pending is not None:
+            pending.join(timeout=SERVER_START_S)
+        if wait:  # the server answers with the existing session if there is one
+            self.api_json("POST", "/api/sessions", body, timeout=SERVER_START_S)
+            return
+        thread = threading.Thread(target=_quietly, args=(self.api_json, "POST", "/api/sessions", body), daemon=True)
+        thread.start()
+        self._starting[relpath] = thread
 
     def end_sessions(self, relpath: str | None = None, wait: bool = True) -> None:
         """End the sessions (and so the kernels) of ``relpath``, or all of them, so kernels do not pile up."""
@@ -373,23 +392,40 @@ def _fail_on_dialog(page, plan: NotebookPlan, when: str) -> None:
         raise NotebookFailure(f"{plan.name}: {when}, a dialog is open: {dialog.first.inner_text()[:400]}")
 
 
+def _answer_kernel_dialog(page) -> None:
+    """Answer "Select Kernel" the way a student does: accept the notebook's own kernel.
+
+    On a loaded machine JupyterLab sometimes asks although the notebook names its kernel.
+    """
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count() and "Select Kernel" in (dialog.first.text_content() or ""):
+        dialog.first.locator(".jp-Dialog-button.jp-mod-accept").click(timeout=10_000)
+        dialog.first.wait_for(state="detached", timeout=10_000)
+
+
 def _menu(page, menu: str, command: str, timeout_ms: int = LAB_LOAD_MS) -> None:
     """Click a main-menu entry, as a student would (Run ▸ Run All Cells).
 
-    An entry is disabled until the notebook is the current widget; clicking it then does
-    nothing, so reopen the menu until the entry is enabled.
+    An entry is disabled until the notebook is the current widget, and clicking it then does
+    nothing, so the menu is reopened until the entry is enabled.
     """
+    from playwright.sync_api import Error as PlaywrightError
+
     deadline = time.monotonic() + timeout_ms / 1000
     while True:
-        page.locator(".lm-MenuBar-item", has_text=menu).first.click()
-        item = page.locator(f".lm-Menu-item[data-command='{command}']").first
-        item.wait_for(timeout=10_000)
-        if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
-            item.click()
-            return
-        page.keyboard.press("Escape")
+        _answer_kernel_dialog(page)
+        try:
+            page.locator(".lm-MenuBar-item", has_text=menu).first.click(timeout=10_000)
+            item = page.locator(f".lm-Menu-item[data-command='{command}']").first
+            item.wait_for(timeout=10_000)
+            if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
+                item.click(timeout=10_000)
+                return
+            page.keyboard.press("Escape")
+        except PlaywrightError:  # a dialog in the way, or the menu closed under the pointer
+            page.keyboard.press("Escape")
         if time.monotonic() > deadline:
-            raise NotebookFailure(f"menu {menu} ▸ {command} stayed disabled for {timeout_ms // 1000} s")
+            raise NotebookFailure(f"menu {menu} ▸ {command} could not be used for {timeout_ms // 1000} s")
         page.wait_for_timeout(300)
 
 
@@ -406,9 +442,22 @@ def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, 
     page.goto(server.lab_url(relpath), wait_until="domcontentloaded", timeout=LAB_LOAD_MS)
     page.locator(_CELLS).first.wait_for(timeout=LAB_LOAD_MS)
     times["open"] = (t1 := time.perf_counter()) - t0
-    # The kernel must be up before Run All, or the run waits on "Select Kernel".
-    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=LAB_LOAD_MS)
+    # The kernel must be attached and idle before Run All: a cell run while the notebook still
+    # shows "No Kernel" makes JupyterLab ask "Select Kernel", and changing kernel drops the queue.
+    # (The toolbar's execution indicator already reads idle during "No Kernel | Initializing".)
+    try:
+        page.wait_for_function("""() => {
+            const name = document.querySelector('.jp-NotebookPanel-toolbar .jp-KernelName');
+            const status = [...document.querySelectorAll('.jp-StatusBar-TextItem')].map(e => e.textContent.trim());
+            return name && !/^(No Kernel|Kernel)?$/.test(name.textContent.trim())
+                   && status.some(t => / [|] Idle$/.test(t) && !t.startsWith('No Kernel'));
+        }""", timeout=LAB_LOAD_MS, polling=200)
+    except Exception as err:
+        _answer_kernel_dialog(page)
+        _fail_on_dialog(page, plan, "while waiting for the kernel")
+        raise NotebookFailure(f"{plan.name}: the kernel was not idle within {LAB_LOAD_MS // 1000} s") from err
     times["kernel"] = (t2 := time.perf_counter()) - t1
+    _answer_kernel_dialog(page)
     _fail_on_dialog(page, plan, "after opening")
     # Cleared first, so every output checked below comes from this run (stored prompts would look
     # finished). Both menu actions work on the whole notebook while its later cells are still
@@ -438,14 +487,31 @@ def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, 
       if (document.querySelector('.jp-Dialog') || ({_JS_ERRORS})().length) return true;
       return runnable.every(i => /^\\[\\d+\\]:$/.test(p[i]));
     }}"""
-    try:
-        page.wait_for_function(done, arg=[plan.n_code, list(plan.runnable)], timeout=RUN_ALL_MS, polling=500)
-    except Exception as err:
-        n_dom = page.locator(_CELLS).count()
-        if n_dom != plan.n_code:
-            raise NotebookFailure(f"{plan.name}: the page shows {n_dom} code cells, the file has {plan.n_code}") from err
-        raise NotebookFailure(f"{plan.name}: Run All did not finish within {RUN_ALL_MS // 1000} s; "
-                              f"prompts: {_prompts(page)}") from err
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline, reruns = time.monotonic() + RUN_ALL_MS / 1000, 0
+    while True:
+        try:
+            page.wait_for_function(done, arg=[plan.n_code, list(plan.runnable)], timeout=5_000, polling=500)
+        except PlaywrightTimeout:
+            prompts = _prompts(page)
+            if reruns < 2 and len(prompts) == plan.n_code and not any("*" in p for p in prompts):
+                # Nothing queued or running, no error, yet cells without a number: the queue was
+                # dropped (a kernel change cancels it), so run all again, as a student would.
+                reruns += 1
+                _menu(page, "Run", "runmenu:run-all")
+                continue
+            if time.monotonic() < deadline:
+                continue
+            n_dom = page.locator(_CELLS).count()
+            if n_dom != plan.n_code:
+                raise NotebookFailure(f"{plan.name}: the page shows {n_dom} code cells, the file has {plan.n_code}") from None
+            raise NotebookFailure(f"{plan.name}: Run All did not finish within {RUN_ALL_MS // 1000} s; "
+                                  f"prompts: {_prompts(page)}") from None
+        if page.locator(".jp-Dialog").count() and "Select Kernel" in (page.locator(".jp-Dialog").first.text_content() or ""):
+            _answer_kernel_dialog(page)  # the queued cells run once the kernel is chosen
+            continue
+        break
     page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=RUN_ALL_MS)
     times["run"] = time.perf_counter() - t2
     _fail_on_dialog(page, plan, "after Run All")
@@ -484,9 +550,13 @@ class Move:
 
 
 def check_widgets(page, plan: NotebookPlan) -> None:
-    """Every widget cell shows real widgets; every slider cell shows a real slider."""
+    """Every interactive cell shows real widgets; every slider cell shows a real slider.
+
+    (Any widget shown as text or as "Error displaying widget", progress bars included, has
+    already failed the run's error check.)
+    """
     cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-CodeCell")
-    for i in plan.widget_cells:
+    for i in plan.interactive_cells:
         out = cells.nth(i).locator(".jp-OutputArea")
         if out.locator(".jupyter-widgets").count() == 0:
             text = out.inner_text()[:300] if out.count() else ""

@@ -37,7 +37,7 @@ def chromium_path() -> str:
         _missing("the Python package playwright")
     path = find_chromium()
     if path is None:
-        _missing("Chromium at /usr/bin/chromium")
+        _missing("Chromium (looked for $POSLIB_CHROMIUM, /usr/bin/chromium, chromium on PATH)")
     return path
 
 

@@ -39,13 +39,14 @@ def _exercise(request, page, lab, relpath: str, screenshots):
     plan = plan_notebook(lab.root / relpath)
     start, times = time.perf_counter(), {}
     try:
+        lab.start_kernel(relpath, plan.kernel)  # at once if it was started during the previous test
         open_and_run_all(page, lab, relpath, plan, times)
         following = _next_notebook(request)
         if following:
-            lab.prestart_kernel(following, plan_notebook(lab.root / following).kernel)
+            lab.start_kernel(following, plan_notebook(lab.root / following).kernel, wait=False)
         check_widgets(page, plan)
         t_moves = time.perf_counter()
-        moves = [move_first_slider(page, plan, i, screenshots) for i in plan.widget_cells]
+        moves = [move_first_slider(page, plan, i, screenshots) for i in plan.interactive_cells]
         times["moves"] = time.perf_counter() - t_moves
         errors = logged_errors(page)
         if errors:
@@ -64,7 +65,7 @@ def _exercise(request, page, lab, relpath: str, screenshots):
     finally:
         lab.end_sessions(relpath, wait=False)
     phases = ", ".join(f"{k} {v:.1f}" for k, v in times.items())
-    print(f"{plan.name}: {len(moves)} widget cell(s), each moved and redrawn; "
+    print(f"{plan.name}: {len(moves)} interactive cell(s), each moved and redrawn; "
           f"{time.perf_counter() - start:.1f} s ({phases}); screenshots in {screenshots}")
     return plan, moves
 
@@ -73,7 +74,7 @@ def _exercise(request, page, lab, relpath: str, screenshots):
 def test_harness_notebook_slider_redraws(request, relpath, page, lab, screenshots):
     """The harness itself: a poslib.viz.interact slider renders, moves by keyboard, and redraws its image."""
     plan, moves = _exercise(request, page, lab, relpath, screenshots)
-    assert plan.widget_cells == plan.slider_cells == (1,) and plan.runnable == (0, 1, 3)
+    assert plan.interactive_cells == plan.slider_cells == (1,) and plan.runnable == (0, 1, 3)
     assert [(m.before, m.after) for m in moves] == [("1.0", "2.0")]
 
 
