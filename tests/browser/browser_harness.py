@@ -182,6 +182,10 @@ def _quietly(fn, *args: Any) -> Any:
         return None
 
 
+class _PortTaken(Exception):
+    pass
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -221,8 +225,20 @@ class LabServer:
             return ""
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
 
-    def start(self) -> None:
-        """Start the server with every folder it writes inside ``base`` and wait until it answers."""
+    def start(self, tries: int = 3) -> None:
+        """Start the server with every folder it writes inside ``base`` and wait until it answers.
+
+        The free port is picked before the server binds it; should another process take it in
+        between, the server exits at once and another port is tried.
+        """
+        for attempt in range(tries):
+            try:
+                return self._start()
+            except _PortTaken:
+                if attempt == tries - 1:
+                    raise RuntimeError(f"jupyter lab found no free port in {tries} tries:\n{self.log_tail()}") from None
+
+    def _start(self) -> None:
         settings, workspaces = self.base / "lab-user-settings", self.base / "lab-workspaces"
         config, data, runtime = self.base / "jupyter-config", self.base / "jupyter-data", self.base / "jupyter-runtime"
         for d in (settings, workspaces, config / "labconfig", data, runtime):
@@ -263,6 +279,9 @@ class LabServer:
         deadline = time.monotonic() + SERVER_START_S
         while True:
             if self.proc.poll() is not None:
+                self._log.close()
+                if "already in use" in self.log_tail():
+                    raise _PortTaken
                 raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}:\n{self.log_tail()}")
             with contextlib.suppress(OSError, ValueError):
                 if "started" in self.api("GET", "/api/status", timeout=5):
@@ -309,13 +328,14 @@ class LabServer:
         else:
             threading.Thread(target=run, daemon=True).start()
 
-    def _children(self) -> list[int]:
+    def _children(self) -> list:
+        """The server's child processes (its kernels) as psutil handles, which notice a reused pid."""
         try:
             import psutil  # ipykernel's dependency, so present wherever the kernel is
         except ImportError:
             return []
         with contextlib.suppress(Exception):
-            return [p.pid for p in psutil.Process(self.proc.pid).children(recursive=True)]
+            return psutil.Process(self.proc.pid).children(recursive=True)
         return []
 
     def stop(self) -> None:
@@ -335,9 +355,10 @@ class LabServer:
                 except subprocess.TimeoutExpired:
                     self.proc.kill()
                     self.proc.wait(timeout=10)
-        for pid in children:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        for child in children:  # normally gone already; never signal a pid that now names another process
+            with contextlib.suppress(Exception):
+                if child.is_running():
+                    child.kill()
         if self._log is not None:
             self._log.close()
         self.proc = None
