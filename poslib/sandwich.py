@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._backend import Array, Backend, check_positive_int, namespace
+from ._backend import Array, Backend, arange, check_positive_int, namespace
 from .attention import mask_future, relative_distance
 from .sinusoidal import sinusoidal_frequencies
 
@@ -27,9 +27,15 @@ def sandwich_bias(q_len: int, k_len: int | None, dim: int, *, base: float = 1000
                   causal: bool = False, backend: Backend = "numpy", device: Any = None) -> Array:
     """Σ_k [cos((i − j) ω_k) − 1], shape ``(q_len, k_len)``, or ``(n_heads, q_len, k_len)`` with per-head scaling."""
     xp = namespace(backend)
+    k_len = q_len if k_len is None else k_len
     freqs = sinusoidal_frequencies(dim, base, backend=backend, device=device)
-    distance = relative_distance(q_len, k_len, backend=backend, device=device)
-    bias = (xp.cos(distance[..., None] * freqs) - 1).sum(-1)
+    distance = relative_distance(q_len, k_len, dtype=xp.int64, backend=backend, device=device)
+    # The bias depends on j − i only, which takes q_len + k_len − 1 values from −(k_len − 1)
+    # to q_len − 1: evaluate the cosine sum once per value (O((q+k)·d) work and memory,
+    # not O(q·k·d)), then read the matrix out of that table.
+    offsets = arange(q_len + k_len - 1, xp, device=device) - (k_len - 1)
+    per_offset = (xp.cos(offsets[:, None] * freqs) - 1).sum(-1)
+    bias = per_offset[distance + (k_len - 1)]
     if n_heads is not None:
         check_positive_int("n_heads", n_heads)
         h = xp.arange(1, n_heads + 1, dtype=xp.float64)

@@ -78,6 +78,7 @@ def test_kerple_module_gets_gradients():
 def test_sandwich_is_the_sinusoidal_inner_product_minus_its_peak():
     pe = P.sinusoidal_table(7, 16)
     np.testing.assert_allclose(P.sandwich_bias(7, 7, 16), pe @ pe.T - 8, atol=1e-12)
+    np.testing.assert_allclose(P.sandwich_bias(3, 7, 16), pe[4:] @ pe.T - 8, atol=1e-12)  # queries are the last 3
     per_head = P.sandwich_bias(7, 7, 16, n_heads=4)
     np.testing.assert_allclose(per_head[1], (pe @ pe.T - 8) / (8 * 2 / 4), atol=1e-12)
 

@@ -136,20 +136,6 @@ class PositionContext:
     logit_scale: torch.Tensor | None = None  # (T, 1) log-n factor per query
 
 
-def _toeplitz_from_last_row(row: torch.Tensor) -> torch.Tensor:
-    """``(H, T, T)`` bias b[i, j] = f(j − i) from ``row`` = ``(H, 1, T)``, the bias of the last query (i = T − 1).
-
-    A bias that depends only on j − i is fixed by its values for one query. poslib's
-    sandwich_bias forms a (T, T, d/2) array of cosines, 0.5 GiB at T = 1024 and d = 64;
-    asking it for the last row alone costs T·d/2 and gives every causal entry.
-    Entries with j > i are clamped to distance 0 here and masked by the caller.
-    """
-    T = row.shape[-1]
-    i = torch.arange(T, device=row.device)
-    index = (i[None, :] - i[:, None] + T - 1).clamp(max=T - 1)  # j − i + (T − 1)
-    return row[:, 0, :][:, index]
-
-
 class CausalSelfAttention(nn.Module):
     """Multi-head causal self-attention; the positional scheme acts on q, k or the scores."""
 
@@ -267,8 +253,8 @@ class LabModel(nn.Module):
                 if cfg.scheme == "alibi":
                     bias = alibi_bias(cfg.n_heads, T, T, causal=True, backend="torch", device=device)
                 else:
-                    bias = mask_future(_toeplitz_from_last_row(
-                        sandwich_bias(1, T, cfg.d_model, n_heads=cfg.n_heads, backend="torch", device=device)))
+                    bias = sandwich_bias(T, T, cfg.d_model, n_heads=cfg.n_heads, causal=True, backend="torch",
+                                         device=device)
                 self._fixed_bias[key] = bias.float()[None]
             ctx.bias = self._fixed_bias[key]
         elif cfg.scheme == "t5":
