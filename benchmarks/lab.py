@@ -41,8 +41,9 @@ class PlainTorchLM(nn.Module):
     def __init__(self, dim: int, depth: int, heads: int, seq: int) -> None:
         super().__init__()
         self.tok, self.pos = nn.Embedding(256, dim), nn.Embedding(seq, dim)
-        layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, activation="gelu", batch_first=True,
-                                           norm_first=True)
+        layer = nn.TransformerEncoderLayer(
+            dim, heads, 4 * dim, dropout=0.0, activation="gelu", batch_first=True, norm_first=True
+        )
         self.encoder = nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
         self.ln = nn.LayerNorm(dim)
         self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(seq), persistent=False)
@@ -56,8 +57,9 @@ class PlainTorchLM(nn.Module):
 def candidates(dim: int, depth: int, heads: int, seq: int) -> dict[str, nn.Module]:
     models: dict[str, nn.Module] = {}
     for scheme in SCHEMES:
-        models[f"poslib {scheme}"] = LabModel(ModelConfig(scheme=scheme, train_len=seq, d_model=dim, n_layers=depth,
-                                                          n_heads=heads))
+        models[f"poslib {scheme}"] = LabModel(
+            ModelConfig(scheme=scheme, train_len=seq, d_model=dim, n_layers=depth, n_heads=heads)
+        )
     models["plain torch (learned)"] = PlainTorchLM(dim, depth, heads, seq)
     try:
         import x_transformers
@@ -70,8 +72,12 @@ def candidates(dim: int, depth: int, heads: int, seq: int) -> dict[str, nn.Modul
 
     def xt(**kw):
         use_abs = kw.pop("use_abs_pos_emb", False)
-        return TransformerWrapper(num_tokens=256, max_seq_len=seq, use_abs_pos_emb=use_abs,
-                                  attn_layers=Decoder(dim=dim, depth=depth, heads=heads, **kw))
+        return TransformerWrapper(
+            num_tokens=256,
+            max_seq_len=seq,
+            use_abs_pos_emb=use_abs,
+            attn_layers=Decoder(dim=dim, depth=depth, heads=heads, **kw),
+        )
 
     same = dict(attn_dim_head=dim // heads, attn_flash=True)
     models["x-transformers rope"] = xt(rotary_pos_emb=True, **same)
@@ -114,9 +120,11 @@ def main() -> None:
             times[name].append(step(name))
     med = {name: 1000 * statistics.median(t) for name, t in times.items()}
     params = {name: sum(p.numel() for p in m.parameters()) for name, m in models.items()}
-    ref_name = next((n for n in ("x-transformers rope", "plain torch (learned)") if n in med))
-    print(f"torch {torch.__version__}, {args.threads} threads; dim {args.dim}, depth {args.depth}, heads {args.heads}, "
-          f"batch {args.batch} × seq {args.seq}; median of {args.repeats} round-robin steps")
+    ref_name = next(n for n in ("x-transformers rope", "plain torch (learned)") if n in med)
+    print(
+        f"torch {torch.__version__}, {args.threads} threads; dim {args.dim}, depth {args.depth}, heads {args.heads}, "
+        f"batch {args.batch} × seq {args.seq}; median of {args.repeats} round-robin steps"
+    )
     print(f"{'candidate':36s} {'params':>8s} {'median ms':>10s} {'÷ ' + ref_name:>26s}")
     for name, ms in med.items():
         print(f"{name:36s} {params[name]:8d} {ms:10.1f} {ms / med[ref_name]:25.2f}×")

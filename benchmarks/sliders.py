@@ -18,9 +18,9 @@ import time
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from poslib.viz import all_live_plots, render_png  # noqa: E402
+from poslib.viz import all_live_plots, render_png
 
 
 def main() -> None:

@@ -29,7 +29,15 @@ from .kerple import KerpleBias, kerple_bias
 from .learned import LearnedPositionalEmbedding, learned_lookup
 from .logn import logn_scale
 from .nope import apply_nope
-from .rope import apply_rope, rope_angles, rope_decay_bound, rope_frequencies, rope_layout_permutation, rope_matrix, rotate_half
+from .rope import (
+    apply_rope,
+    rope_angles,
+    rope_decay_bound,
+    rope_frequencies,
+    rope_layout_permutation,
+    rope_matrix,
+    rotate_half,
+)
 from .rope_scaling import ROPE_SCALINGS, register_rope_scaling, rope_inv_freq, yarn_attention_factor, yarn_ramp
 from .sandwich import sandwich_bias
 from .sinusoidal import (
@@ -51,4 +59,59 @@ from .xpos import apply_xpos, xpos_scale, xpos_zeta
 
 __version__ = "0.1.0"
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# The public surface, listed once: each name is also in the README's API table.
+__all__ = [
+    "ROPE_SCALINGS",
+    "DebertaRelativeScores",
+    "KerpleBias",
+    "LearnedPositionalEmbedding",
+    "SinusoidalEmbedding",
+    "T5RelativeBias",
+    "TransformerXLRelativeScores",
+    "absolute_score_terms",
+    "alibi_bias",
+    "alibi_receptive_field",
+    "alibi_slopes",
+    "apply_nope",
+    "apply_rope",
+    "apply_xpos",
+    "attention",
+    "attention_entropy",
+    "attention_entropy_vs_length",
+    "causal_mask",
+    "deberta_delta",
+    "deberta_log_bucket",
+    "deberta_relative_position",
+    "deberta_scores",
+    "kerple_bias",
+    "learned_lookup",
+    "logn_scale",
+    "mask_future",
+    "register_rope_scaling",
+    "relative_distance",
+    "rope_angles",
+    "rope_cache_drift",
+    "rope_decay_bound",
+    "rope_frequencies",
+    "rope_inv_freq",
+    "rope_layout_permutation",
+    "rope_matrix",
+    "rope_unseen_angle",
+    "rotate_half",
+    "sandwich_bias",
+    "sinusoidal_encode",
+    "sinusoidal_frequencies",
+    "sinusoidal_shift_matrix",
+    "sinusoidal_table",
+    "softmax",
+    "t5_bias",
+    "t5_relative_bucket",
+    "t5_relative_positions",
+    "transformer_xl_encodings",
+    "transformer_xl_offsets",
+    "transformer_xl_scores",
+    "xpos_scale",
+    "xpos_zeta",
+    "yarn_attention_factor",
+    "yarn_ramp",
+]

@@ -16,17 +16,17 @@ Rules the rest of the package relies on:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import numpy as np
-
 import torch
 
 Backend = Literal["numpy", "torch"]
 Array = Any  # np.ndarray | torch.Tensor
 
-__all__ = ["Backend", "Array", "namespace", "xp_of", "is_torch", "asarray", "float64", "to_float"]
+__all__ = ["Array", "Backend", "asarray", "float64", "is_torch", "namespace", "to_float", "xp_of"]
 
 
 def is_torch(x: Any) -> bool:

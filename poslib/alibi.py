@@ -19,28 +19,37 @@ from typing import Any
 from ._backend import Array, Backend, check_positive_int, namespace
 from .attention import mask_future, relative_distance
 
-__all__ = ["alibi_slopes", "alibi_bias"]
+__all__ = ["alibi_bias", "alibi_slopes"]
 
 
 def _power_of_two_slopes(n: int) -> list[float]:
     # m_h = (2^(−8/n))^h for h = 1 … n
     start = 2.0 ** (-8.0 / n)
-    return [start ** h for h in range(1, n + 1)]
+    return [start**h for h in range(1, n + 1)]
 
 
 def alibi_slopes(n_heads: int, *, backend: Backend = "numpy", device: Any = None) -> Array:
     """The paper's slope per head, float64, shape ``(n_heads,)``."""
     check_positive_int("n_heads", n_heads)
-    p = 2 ** int(math.floor(math.log2(n_heads)))
+    p = 2 ** math.floor(math.log2(n_heads))
     slopes = _power_of_two_slopes(p)
     if p < n_heads:
         slopes += _power_of_two_slopes(2 * p)[0::2][: n_heads - p]
     xp = namespace(backend)
-    return xp.asarray(slopes, dtype=xp.float64) if device is None else xp.asarray(slopes, dtype=xp.float64, device=device)
+    return (
+        xp.asarray(slopes, dtype=xp.float64) if device is None else xp.asarray(slopes, dtype=xp.float64, device=device)
+    )
 
 
-def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, *, causal: bool = True,
-               backend: Backend = "numpy", device: Any = None) -> Array:
+def alibi_bias(
+    n_heads: int,
+    q_len: int,
+    k_len: int | None = None,
+    *,
+    causal: bool = True,
+    backend: Backend = "numpy",
+    device: Any = None,
+) -> Array:
     """ALiBi bias ``(n_heads, q_len, k_len)``: −m_h·|i − j|, with −inf on future keys when ``causal``."""
     xp = namespace(backend)
     distance = xp.abs(relative_distance(q_len, k_len, backend=backend, device=device))

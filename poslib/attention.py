@@ -17,11 +17,18 @@ import torch
 
 from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
 
-__all__ = ["relative_distance", "causal_mask", "mask_future", "softmax", "attention", "attention_entropy"]
+__all__ = ["attention", "attention_entropy", "causal_mask", "mask_future", "relative_distance", "softmax"]
 
 
-def relative_distance(q_len: int, k_len: int | None = None, *, queries_at_end: bool = True, dtype: Any = None,
-                      backend: Backend = "numpy", device: Any = None) -> Array:
+def relative_distance(
+    q_len: int,
+    k_len: int | None = None,
+    *,
+    queries_at_end: bool = True,
+    dtype: Any = None,
+    backend: Backend = "numpy",
+    device: Any = None,
+) -> Array:
     """``j − i`` for query i and key j, shape ``(q_len, k_len)``, float64 unless ``dtype`` is given.
 
     When ``k_len > q_len`` (a KV cache) and ``queries_at_end``, the queries are
@@ -61,8 +68,9 @@ def softmax(scores: Array, axis: int = -1) -> Array:
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def attention(q: Array, k: Array, v: Array, *, bias: Array | None = None, causal: bool = False,
-              scale: float | None = None) -> tuple[Array, Array]:
+def attention(
+    q: Array, k: Array, v: Array, *, bias: Array | None = None, causal: bool = False, scale: float | None = None
+) -> tuple[Array, Array]:
     """``(output, weights)`` of softmax(q kᵀ·scale + bias [+ causal mask]) v.
 
     Shapes: q ``(..., q_len, d)``, k ``(..., k_len, d)``, v ``(..., k_len, d_v)``,

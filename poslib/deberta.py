@@ -28,7 +28,13 @@ from torch import nn
 from ._backend import Array, Backend, arange, check_choice, check_positive_int, is_torch, namespace, xp_of
 from .attention import relative_distance
 
-__all__ = ["deberta_relative_position", "deberta_log_bucket", "deberta_delta", "deberta_scores", "DebertaRelativeScores"]
+__all__ = [
+    "DebertaRelativeScores",
+    "deberta_delta",
+    "deberta_log_bucket",
+    "deberta_relative_position",
+    "deberta_scores",
+]
 
 
 def deberta_log_bucket(relative_position: Array, bucket_size: int, max_position: int) -> Array:
@@ -44,8 +50,15 @@ def deberta_log_bucket(relative_position: Array, bucket_size: int, max_position:
     return out.long() if is_torch(out) else out.astype(np.int64)
 
 
-def deberta_relative_position(q_len: int, k_len: int | None = None, *, bucket_size: int = -1,
-                              max_position: int = -1, backend: Backend = "numpy", device: Any = None) -> Array:
+def deberta_relative_position(
+    q_len: int,
+    k_len: int | None = None,
+    *,
+    bucket_size: int = -1,
+    max_position: int = -1,
+    backend: Backend = "numpy",
+    device: Any = None,
+) -> Array:
     """Integer ``query − key`` matrix ``(q_len, k_len)``, log-bucketed when bucket_size > 0 and max_position > 0."""
     xp = namespace(backend)
     rel = -relative_distance(q_len, k_len, queries_at_end=False, dtype=xp.int64, backend=backend, device=device)
@@ -63,8 +76,16 @@ def deberta_delta(relative_position: Array, att_span: int) -> Array:
     return xp.clip(relative_position + att_span, 0, 2 * att_span - 1)
 
 
-def deberta_scores(q_c: Array, k_c: Array, q_r: Array, k_r: Array, *, relative_position: Array | None = None,
-                   p2c_index: str = "paper", return_terms: bool = False) -> Any:
+def deberta_scores(
+    q_c: Array,
+    k_c: Array,
+    q_r: Array,
+    k_r: Array,
+    *,
+    relative_position: Array | None = None,
+    p2c_index: str = "paper",
+    return_terms: bool = False,
+) -> Any:
     """Disentangled scores (c2c + c2p + p2c) / √(3d), shape ``(..., q_len, k_len)``.
 
     ``q_c`` ``(..., q_len, d)``, ``k_c`` ``(..., k_len, d)``; ``q_r``, ``k_r``

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,11 +31,13 @@ from .attention import attention_entropy, softmax
 from .logn import logn_scale
 from .rope_scaling import rope_inv_freq
 
-__all__ = ["rope_unseen_angle", "attention_entropy_vs_length", "rope_cache_drift"]
+__all__ = ["attention_entropy_vs_length", "rope_cache_drift", "rope_unseen_angle"]
 
 
 def rope_unseen_angle(inv_freq: Array, train_len: int, infer_len: int, *, infer_inv_freq: Array | None = None) -> Array:
-    """Per RoPE pair, the arc (radians, in [0, 2π]) of relative angles met below ``infer_len`` but never below ``train_len``.
+    """Per RoPE pair, the arc (radians, in [0, 2π]) of relative angles unseen in training.
+
+    An angle counts when it is met below ``infer_len`` but never below ``train_len``.
 
     seen = min(2π, (L − 1)·θ_i),  reached = min(2π, (L' − 1)·θ'_i),  unseen = max(0, reached − seen),
     where θ are the training frequencies ``inv_freq`` and θ' the inference ones
@@ -67,9 +70,16 @@ def _random_scores(n: int, dim: int, n_queries: int, seed: int) -> np.ndarray:
     return scores
 
 
-def attention_entropy_vs_length(lengths: Sequence[int], train_len: int | None = None, *, score_std: float = 1.0,
-                                dim: int = 64, n_queries: int = 128, seed: int = 0,
-                                backend: Backend = "numpy") -> Array:
+def attention_entropy_vs_length(
+    lengths: Sequence[int],
+    train_len: int | None = None,
+    *,
+    score_std: float = 1.0,
+    dim: int = 64,
+    n_queries: int = 128,
+    seed: int = 0,
+    backend: Backend = "numpy",
+) -> Array:
     """Mean entropy (nats) of an attention row over n random keys, for each n in ``lengths``.
 
     Queries and keys are standard normal in ``dim`` dimensions; the scores are
@@ -106,8 +116,9 @@ def _mean_entropy(n: int, dim: int, n_queries: int, seed: int, factor: float) ->
     return float(attention_entropy(softmax(_random_scores(n, dim, n_queries, seed) * factor)).mean())
 
 
-def rope_cache_drift(head_dim: int, base: float, scaling: Mapping[str, Any], seq_len: int, *,
-                     backend: Backend = "numpy") -> Array:
+def rope_cache_drift(
+    head_dim: int, base: float, scaling: Mapping[str, Any], seq_len: int, *, backend: Backend = "numpy"
+) -> Array:
     """Angle error (radians) of each cached key when a length-dependent RoPE scaling meets a KV cache.
 
     Generating token by token, the key at position j is rotated once, when the

@@ -20,13 +20,14 @@ from torch import nn
 from ._backend import Array, Backend, check_choice, is_torch, namespace, to_float, xp_of
 from .attention import mask_future, relative_distance
 
-__all__ = ["kerple_bias", "KerpleBias"]
+__all__ = ["KerpleBias", "kerple_bias"]
 
 KINDS = ("power", "log")
 
 
-def kerple_bias(q_len: int, k_len: int, r1: Any, r2: Any, *, kind: str = "log", causal: bool = False,
-                backend: Backend = "numpy") -> Array:
+def kerple_bias(
+    q_len: int, k_len: int, r1: Any, r2: Any, *, kind: str = "log", causal: bool = False, backend: Backend = "numpy"
+) -> Array:
     """KERPLE bias ``(q_len, k_len)``, or ``(n_heads, q_len, k_len)`` when r1/r2 are per-head arrays.
 
     r1 and r2 may be tensors with gradients (the backend then follows them).
@@ -40,14 +41,14 @@ def kerple_bias(q_len: int, k_len: int, r1: Any, r2: Any, *, kind: str = "log", 
     if bool((r1 <= 0).any()) or bool((r2 <= 0).any()):
         raise ValueError("r1 and r2 must be positive")
     if kind == "power" and bool((r2 > 2).any()):
-        raise ValueError(f"r2 must be in (0, 2] for kind='power' (the kernel is then conditionally positive definite)")
+        raise ValueError("r2 must be in (0, 2] for kind='power' (the kernel is then conditionally positive definite)")
     distance = xp.abs(relative_distance(q_len, k_len, backend=backend))
     if r1.ndim:  # one value per head
         r1, r2 = r1[:, None, None], (r2[:, None, None] if r2.ndim else r2)
     elif r2.ndim:
         r2 = r2[:, None, None]
     if kind == "power":
-        bias = -r1 * distance ** r2
+        bias = -r1 * distance**r2
     else:
         bias = -r1 * xp.log(1 + r2 * distance)
     return mask_future(bias) if causal else bias

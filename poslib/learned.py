@@ -15,7 +15,7 @@ from torch import nn
 
 from ._backend import Array, asarray, check_positive_int, is_torch, xp_of
 
-__all__ = ["learned_lookup", "LearnedPositionalEmbedding"]
+__all__ = ["LearnedPositionalEmbedding", "learned_lookup"]
 
 
 def learned_lookup(table: Array, positions: Any) -> Array:
@@ -24,8 +24,11 @@ def learned_lookup(table: Array, positions: Any) -> Array:
     if table.ndim != 2:
         raise ValueError(f"table must have shape (L_max, dim), got {tuple(table.shape)}")
     idx = asarray(positions, xp, like=table if is_torch(table) else None)
-    integer = (not idx.is_floating_point() and not idx.is_complex() and idx.dtype != torch.bool) if is_torch(idx) \
+    integer = (
+        (not idx.is_floating_point() and not idx.is_complex() and idx.dtype != torch.bool)
+        if is_torch(idx)
         else idx.dtype.kind in "iu"
+    )
     if not integer:
         raise TypeError(f"positions must be integers, got dtype {idx.dtype}")
     n = table.shape[0]

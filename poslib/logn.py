@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._backend import Array, check_positive, is_torch
+from ._backend import check_positive, is_torch
 
 __all__ = ["logn_scale"]
 

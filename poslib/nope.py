@@ -1,4 +1,6 @@
-"""NoPE: no positional encoding at all (Kazemnejad et al., 2023, "The Impact of Positional Encoding on Length Generalization").
+"""NoPE: no positional encoding at all.
+
+Kazemnejad et al., 2023, "The Impact of Positional Encoding on Length Generalization".
 
 Without positions, bidirectional self-attention is permutation-equivariant:
 permuting the tokens permutes the outputs the same way, so order is invisible.

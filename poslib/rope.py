@@ -41,13 +41,13 @@ from ._backend import Array, Backend, check_choice, check_even, is_torch, namesp
 from .sinusoidal import sinusoidal_frequencies
 
 __all__ = [
-    "rope_frequencies",
-    "rope_angles",
     "apply_rope",
+    "rope_angles",
+    "rope_decay_bound",
+    "rope_frequencies",
+    "rope_layout_permutation",
     "rope_matrix",
     "rotate_half",
-    "rope_layout_permutation",
-    "rope_decay_bound",
 ]
 
 LAYOUTS = ("interleaved", "half")
@@ -103,8 +103,9 @@ def _rotate_pairs(x: Array, cos: Array, sin: Array, layout: str) -> Array:
         # One pass: pairs (x₀, x₁) read as complex numbers x₀ + i·x₁, multiplied by cos + i·sin.
         out = _complex_rotate(x, cos, sin)
     else:
-        out = _half_rotate(x, cos.to(work) if is_torch(cos) else cos.astype(work),
-                           sin.to(work) if is_torch(sin) else sin.astype(work))
+        out = _half_rotate(
+            x, cos.to(work) if is_torch(cos) else cos.astype(work), sin.to(work) if is_torch(sin) else sin.astype(work)
+        )
     if out.dtype != out_dtype:
         out = out.to(out_dtype) if is_torch(out) else out.astype(out_dtype)
     return out
@@ -156,9 +157,12 @@ def _half_rotate_numpy_blocked(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, 
     tmp = np.empty((slices_per_block, rows_per_block, h), dtype=x.dtype)
     for i in range(0, xs.shape[0], slices_per_block):
         for j in range(0, seq, rows_per_block):
-            xb, ob = xs[i:i + slices_per_block, j:j + rows_per_block], out[i:i + slices_per_block, j:j + rows_per_block]
-            s, t = sin[j:j + rows_per_block], tmp[: xb.shape[0], : xb.shape[1]]
-            np.multiply(xb, cos_full[j:j + rows_per_block], out=ob)
+            xb, ob = (
+                xs[i : i + slices_per_block, j : j + rows_per_block],
+                out[i : i + slices_per_block, j : j + rows_per_block],
+            )
+            s, t = sin[j : j + rows_per_block], tmp[: xb.shape[0], : xb.shape[1]]
+            np.multiply(xb, cos_full[j : j + rows_per_block], out=ob)
             ob[..., :h] -= np.multiply(xb[..., h:], s, out=t)
             ob[..., h:] += np.multiply(xb[..., :h], s, out=t)
     return out.reshape(*lead, seq, d)
@@ -216,7 +220,9 @@ def rotate_half(x: Array) -> Array:
 
 
 def rope_layout_permutation(head_dim: int, *, backend: Backend = "numpy") -> Array:
-    """Index ``perm`` with ``apply_rope(v[..., perm], layout="half") == apply_rope(v, layout="interleaved")[..., perm]``.
+    """The index ``perm`` that turns the interleaved layout into the half layout.
+
+    ``apply_rope(v[..., perm], layout="half") == apply_rope(v, layout="interleaved")[..., perm]``.
 
     perm = [0, 2, 4, …, 1, 3, 5, …]: the first element of every interleaved pair
     goes to the first half, the second to the second half. Hugging Face's LLaMA
@@ -248,8 +254,12 @@ def rope_decay_bound(distances: Array, head_dim: int, base: float = 10000.0) -> 
     xp = xp_of(distances=distances)
     if not (isinstance(base, (int, float)) and not isinstance(base, bool) and base > 1.0):
         raise ValueError(f"base must be a number greater than 1, got {base!r}")
-    inv_freq = rope_frequencies(head_dim, base, backend="torch" if xp is torch else "numpy",
-                                device=distances.device if is_torch(distances) else None)
+    inv_freq = rope_frequencies(
+        head_dim,
+        base,
+        backend="torch" if xp is torch else "numpy",
+        device=distances.device if is_torch(distances) else None,
+    )
     angles = rope_angles(distances, inv_freq)
     # |S_j| from the running sums of cos and sin: no complex dtype needed on either backend
     re, im = xp.cumsum(_cos(angles), -1), xp.cumsum(_sin(angles), -1)

@@ -24,12 +24,13 @@ rope_type             new frequencies                                           
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ._backend import Array, Backend, check_even, check_positive, namespace
 from .rope import rope_frequencies
 
-__all__ = ["rope_inv_freq", "ROPE_SCALINGS", "register_rope_scaling", "yarn_ramp", "yarn_attention_factor"]
+__all__ = ["ROPE_SCALINGS", "register_rope_scaling", "rope_inv_freq", "yarn_attention_factor", "yarn_ramp"]
 
 ScalingFn = Callable[[int, float, Mapping[str, Any], "int | None", Backend], "tuple[Array, float]"]
 ROPE_SCALINGS: dict[str, ScalingFn] = {}
@@ -109,9 +110,16 @@ def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
     return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
 
 
-def yarn_ramp(head_dim: int, base: float, original_max_position_embeddings: int,
-              beta_fast: float = 32.0, beta_slow: float = 1.0, *, truncate: bool = True,
-              backend: Backend = "numpy") -> Array:
+def yarn_ramp(
+    head_dim: int,
+    base: float,
+    original_max_position_embeddings: int,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    *,
+    truncate: bool = True,
+    backend: Backend = "numpy",
+) -> Array:
     """YaRN's per-pair weight γ_i ∈ [0, 1] of the *original* frequency (1 = untouched, 0 = fully interpolated).
 
     Pair i completes L·θ_i/(2π) turns over the original context L. Pairs with
@@ -143,8 +151,15 @@ def _yarn(head_dim, base, cfg, seq_len, backend):
     """
     s = _get(cfg, "factor")
     original = _get(cfg, "original_max_position_embeddings")
-    gamma = yarn_ramp(head_dim, base, original, _get(cfg, "beta_fast", 32.0), _get(cfg, "beta_slow", 1.0),
-                      truncate=cfg.get("truncate", True), backend=backend)
+    gamma = yarn_ramp(
+        head_dim,
+        base,
+        original,
+        _get(cfg, "beta_fast", 32.0),
+        _get(cfg, "beta_slow", 1.0),
+        truncate=cfg.get("truncate", True),
+        backend=backend,
+    )
     theta = rope_frequencies(head_dim, base, backend=backend)
     inv_freq = gamma * theta + (1 - gamma) * theta / s
     attention = cfg.get("attention_factor")
@@ -170,7 +185,9 @@ def _llama3(head_dim, base, cfg, seq_len, backend):
     low, high = _get(cfg, "low_freq_factor"), _get(cfg, "high_freq_factor")
     original = _get(cfg, "original_max_position_embeddings")
     if high <= low:
-        raise ValueError(f"rope_scaling['high_freq_factor'] ({high}) must exceed rope_scaling['low_freq_factor'] ({low})")
+        raise ValueError(
+            f"rope_scaling['high_freq_factor'] ({high}) must exceed rope_scaling['low_freq_factor'] ({low})"
+        )
     theta = rope_frequencies(head_dim, base, backend=backend)
     wavelength = 2 * math.pi / theta
     t = xp.clip((original / wavelength - low) / (high - low), 0, 1)  # 0 for long waves, 1 for short ones
@@ -199,7 +216,7 @@ def rope_inv_freq(
         cfg["rope_type"] = cfg["type"]
     rope_type = cfg.get("rope_type")
     if rope_type is None:
-        raise ValueError("scaling needs a 'rope_type' key (one of %s)" % sorted(ROPE_SCALINGS))
+        raise ValueError(f"scaling needs a 'rope_type' key (one of {sorted(ROPE_SCALINGS)})")
     if rope_type not in ROPE_SCALINGS:
         raise ValueError(f"unknown rope_type {rope_type!r} in scaling; known: {sorted(ROPE_SCALINGS)}")
     if seq_len is not None and (isinstance(seq_len, bool) or int(seq_len) != seq_len or seq_len <= 0):

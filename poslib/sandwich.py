@@ -23,8 +23,17 @@ from .sinusoidal import sinusoidal_frequencies
 __all__ = ["sandwich_bias"]
 
 
-def sandwich_bias(q_len: int, k_len: int | None, dim: int, *, base: float = 10000.0, n_heads: int | None = None,
-                  causal: bool = False, backend: Backend = "numpy", device: Any = None) -> Array:
+def sandwich_bias(
+    q_len: int,
+    k_len: int | None,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    n_heads: int | None = None,
+    causal: bool = False,
+    backend: Backend = "numpy",
+    device: Any = None,
+) -> Array:
     """Σ_k [cos((i − j) ω_k) − 1], shape ``(q_len, k_len)``, or ``(n_heads, q_len, k_len)`` with per-head scaling."""
     xp = namespace(backend)
     k_len = q_len if k_len is None else k_len

@@ -44,11 +44,11 @@ from ._backend import (
 )
 
 __all__ = [
-    "sinusoidal_frequencies",
-    "sinusoidal_encode",
-    "sinusoidal_table",
-    "sinusoidal_shift_matrix",
     "SinusoidalEmbedding",
+    "sinusoidal_encode",
+    "sinusoidal_frequencies",
+    "sinusoidal_shift_matrix",
+    "sinusoidal_table",
 ]
 
 LAYOUTS = ("interleaved", "concat")
@@ -72,9 +72,7 @@ def _interleave_or_concat(sin: Array, cos: Array, layout: str) -> Array:
     return pairs.reshape(*pairs.shape[:-2], -1)
 
 
-def sinusoidal_encode(
-    positions: Array, dim: int, base: float = 10000.0, *, layout: str = "interleaved"
-) -> Array:
+def sinusoidal_encode(positions: Array, dim: int, base: float = 10000.0, *, layout: str = "interleaved") -> Array:
     """Encode arbitrary (even negative or fractional) ``positions`` as sinusoids, shape ``(*positions.shape, dim)``.
 
     The result is float64 and has the backend of ``positions`` (a list or range
@@ -84,8 +82,9 @@ def sinusoidal_encode(
     check_choice("layout", layout, LAYOUTS)
     xp = xp_of(positions=positions)
     p = to_float(positions, xp)
-    freqs = sinusoidal_frequencies(dim, base, backend="torch" if is_torch(p) else "numpy",
-                                   device=p.device if is_torch(p) else None)
+    freqs = sinusoidal_frequencies(
+        dim, base, backend="torch" if is_torch(p) else "numpy", device=p.device if is_torch(p) else None
+    )
     angles = p[..., None] * freqs  # angle = p · ω_i, always float64
     return _interleave_or_concat(xp.sin(angles), xp.cos(angles), layout)
 

@@ -27,17 +27,20 @@ from torch import nn
 from ._backend import Array, Backend, check_positive_int, is_torch, namespace, xp_of
 from .attention import relative_distance
 
-__all__ = ["t5_relative_bucket", "t5_relative_positions", "t5_bias", "T5RelativeBias"]
+__all__ = ["T5RelativeBias", "t5_bias", "t5_relative_bucket", "t5_relative_positions"]
 
 
-def t5_relative_positions(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None) -> Array:
+def t5_relative_positions(
+    q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None
+) -> Array:
     """Integer ``key − query`` matrix ``(q_len, k_len)``, queries at positions 0 … q_len − 1."""
     xp = namespace(backend)
     return relative_distance(q_len, k_len, queries_at_end=False, dtype=xp.int64, backend=backend, device=device)
 
 
-def t5_relative_bucket(relative_position: Array, *, bidirectional: bool = True, num_buckets: int = 32,
-                       max_distance: int = 128) -> Array:
+def t5_relative_bucket(
+    relative_position: Array, *, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128
+) -> Array:
     """Bucket index in [0, num_buckets) for each integer ``relative_position`` (= key − query)."""
     check_positive_int("num_buckets", num_buckets)
     check_positive_int("max_distance", max_distance)
@@ -53,10 +56,14 @@ def t5_relative_bucket(relative_position: Array, *, bidirectional: bool = True, 
         distance = -xp.minimum(rel, xp.zeros_like(rel))  # future keys count as distance 0
     max_exact = num_buckets // 2
     if max_exact < 1:
-        raise ValueError(f"num_buckets must be at least {4 if bidirectional else 2}, got {num_buckets * (2 if bidirectional else 1)}")
+        raise ValueError(
+            f"num_buckets must be at least {4 if bidirectional else 2}, got {num_buckets * (2 if bidirectional else 1)}"
+        )
     if max_distance <= max_exact:
-        raise ValueError(f"max_distance ({max_distance}) must exceed the {max_exact} exact buckets, "
-                         "or there is no room for the logarithmic ones")
+        raise ValueError(
+            f"max_distance ({max_distance}) must exceed the {max_exact} exact buckets, "
+            "or there is no room for the logarithmic ones"
+        )
     is_small = distance < max_exact
     # log-spaced buckets from max_exact to max_distance; clamp the distance to ≥ 1 to keep log finite
     safe = xp.maximum(distance, xp.ones_like(distance))
@@ -68,30 +75,39 @@ def t5_relative_bucket(relative_position: Array, *, bidirectional: bool = True, 
     return buckets + xp.where(is_small, distance, large)
 
 
-def t5_bias(bias_table: Array, q_len: int, k_len: int | None = None, *, bidirectional: bool = True,
-            max_distance: int = 128) -> Array:
+def t5_bias(
+    bias_table: Array, q_len: int, k_len: int | None = None, *, bidirectional: bool = True, max_distance: int = 128
+) -> Array:
     """Bias ``(n_heads, q_len, k_len)`` read from a ``(num_buckets, n_heads)`` table of learned scalars."""
     xp = xp_of(bias_table=bias_table)
     if bias_table.ndim != 2:
         raise ValueError(f"bias_table must have shape (num_buckets, n_heads), got {tuple(bias_table.shape)}")
-    rel = t5_relative_positions(q_len, k_len, backend="torch" if xp is torch else "numpy",
-                                device=bias_table.device if is_torch(bias_table) else None)
-    buckets = t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=bias_table.shape[0],
-                                 max_distance=max_distance)
+    rel = t5_relative_positions(
+        q_len,
+        k_len,
+        backend="torch" if xp is torch else "numpy",
+        device=bias_table.device if is_torch(bias_table) else None,
+    )
+    buckets = t5_relative_bucket(
+        rel, bidirectional=bidirectional, num_buckets=bias_table.shape[0], max_distance=max_distance
+    )
     values = bias_table[buckets]  # (q_len, k_len, n_heads)
     return xp.moveaxis(values, -1, 0) if xp is np else values.permute(2, 0, 1)
 
 
 class T5RelativeBias(nn.Module):
-    """Trainable T5 bias: an ``nn.Embedding(num_buckets, n_heads)``; ``forward(q_len, k_len)`` → ``(n_heads, q_len, k_len)``."""
+    """Trainable T5 bias: an ``nn.Embedding(num_buckets, n_heads)``.
 
-    def __init__(self, n_heads: int, *, num_buckets: int = 32, max_distance: int = 128,
-                 bidirectional: bool = True) -> None:
+    ``forward(q_len, k_len)`` → ``(n_heads, q_len, k_len)``.
+    """
+
+    def __init__(
+        self, n_heads: int, *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True
+    ) -> None:
         super().__init__()
         check_positive_int("n_heads", n_heads)
         self.bias = nn.Embedding(num_buckets, n_heads)
         self.max_distance, self.bidirectional = max_distance, bidirectional
 
     def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
-        return t5_bias(self.bias.weight, q_len, k_len, bidirectional=self.bidirectional,
-                       max_distance=self.max_distance)
+        return t5_bias(self.bias.weight, q_len, k_len, bidirectional=self.bidirectional, max_distance=self.max_distance)

@@ -1,4 +1,4 @@
-"""Toy models for notebooks 01–03: a one-layer self-attention, and a few seconds of training on a task where order matters.
+"""Toy models for notebooks 01–03: one-layer self-attention, trained for seconds on a task where order matters.
 
 :class:`TinySelfAttention` is a real single-head attention layer (W_q, W_k, W_v,
 W_o as ``nn.Linear``) that calls :func:`poslib.attention`, so the notebooks can
@@ -27,13 +27,25 @@ from torch import nn
 from ._backend import check_choice, check_positive, check_positive_int
 from .alibi import alibi_slopes
 from .attention import attention
-from .rope import apply_rope, rope_frequencies
-from .t5 import t5_relative_bucket
 from .learned import LearnedPositionalEmbedding
+from .rope import apply_rope, rope_frequencies
 from .sinusoidal import sinusoidal_encode
+from .t5 import t5_relative_bucket
 
-__all__ = ["WORDS", "PINYIN", "word_vectors", "TinySelfAttention", "SCORE_SCHEMES", "position_scores", "shift_gap", "OffsetCopyModel", "OffsetCopyResult", "offset_copy_batch", "train_offset_copy",
-           "offset_copy_accuracy"]
+__all__ = [
+    "PINYIN",
+    "SCORE_SCHEMES",
+    "WORDS",
+    "OffsetCopyModel",
+    "OffsetCopyResult",
+    "TinySelfAttention",
+    "offset_copy_accuracy",
+    "offset_copy_batch",
+    "position_scores",
+    "shift_gap",
+    "train_offset_copy",
+    "word_vectors",
+]
 
 
 WORDS = ("我", "爱", "你")  # "I love you"; reordered to 你 爱 我 it means "you love me"
@@ -58,14 +70,16 @@ class TinySelfAttention(nn.Module):
         check_positive_int("dim", dim)
         gen = torch.Generator().manual_seed(seed)
         self.dim = dim
-        self.w_q, self.w_k, self.w_v, self.w_o = (nn.Linear(dim, dim, bias=False, dtype=torch.float64)
-                                                  for _ in range(4))
+        self.w_q, self.w_k, self.w_v, self.w_o = (
+            nn.Linear(dim, dim, bias=False, dtype=torch.float64) for _ in range(4)
+        )
         with torch.no_grad():  # seeded independently of the global RNG, so the layer is the same in any notebook
             for lin in (self.w_q, self.w_k, self.w_v, self.w_o):
                 lin.weight.copy_(torch.randn(dim, dim, generator=gen, dtype=torch.float64) / math.sqrt(dim))
 
-    def forward(self, x: torch.Tensor, *, causal: bool = False,
-                bias: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, *, causal: bool = False, bias: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """``(W_o · attention output, weights)`` for token vectors ``x`` (float64, ``(..., L, dim)``)."""
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
@@ -75,8 +89,9 @@ class TinySelfAttention(nn.Module):
         return self.w_o(out), weights
 
 
-def offset_copy_batch(batch: int, length: int, vocab: int, offset: int, *,
-                      generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def offset_copy_batch(
+    batch: int, length: int, vocab: int, offset: int, *, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Random tokens ``(batch, length)`` and targets: token at m − offset, or −100 (ignored) where m < offset."""
     for name, value in (("batch", batch), ("length", length), ("vocab", vocab), ("offset", offset)):
         check_positive_int(name, value)
@@ -124,17 +139,23 @@ class OffsetCopyModel(nn.Module):
 
 
 @torch.no_grad()
-def _adam_step(params: list[nn.Parameter], moments: list[tuple[torch.Tensor, torch.Tensor]], step: int, lr: float,
-               betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
+def _adam_step(
+    params: list[nn.Parameter],
+    moments: list[tuple[torch.Tensor, torch.Tensor]],
+    step: int,
+    lr: float,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+) -> None:
     """Adam (Kingma & Ba 2015), no weight decay, written out: torch.optim's first step imports torch._dynamo,
     which costs seconds in a fresh notebook kernel. A zero gradient leaves both moments at 0, so the step is 0."""
     b1, b2 = betas
-    for p, (m, v) in zip(params, moments):
+    for p, (m, v) in zip(params, moments, strict=True):
         g = p.grad
         m.mul_(b1).add_(g, alpha=1 - b1)
         v.mul_(b2).addcmul_(g, g, value=1 - b2)
-        m_hat = m / (1 - b1 ** step)
-        v_hat = v / (1 - b2 ** step)
+        m_hat = m / (1 - b1**step)
+        v_hat = v / (1 - b2**step)
         p.sub_(lr * m_hat / (v_hat.sqrt() + eps))
 
 
@@ -153,9 +174,19 @@ class OffsetCopyResult:
         return None if self.model.pos is None else self.model.pos.weight.detach().clone()
 
 
-def train_offset_copy(*, scheme: str = "learned", max_len: int = 32, train_len: int = 24, vocab: int = 16,
-                      dim: int = 32, offset: int = 3, steps: int = 300, batch: int = 64, lr: float = 0.01,
-                      seed: int = 0) -> OffsetCopyResult:
+def train_offset_copy(
+    *,
+    scheme: str = "learned",
+    max_len: int = 32,
+    train_len: int = 24,
+    vocab: int = 16,
+    dim: int = 32,
+    offset: int = 3,
+    steps: int = 300,
+    batch: int = 64,
+    lr: float = 0.01,
+    seed: int = 0,
+) -> OffsetCopyResult:
     """Train :class:`OffsetCopyModel` on sequences of ``train_len`` tokens (rows ≥ train_len are never used).
 
     Seeded (model init and data); about a second on a 2-core CPU with the
@@ -178,8 +209,18 @@ def train_offset_copy(*, scheme: str = "learned", max_len: int = 32, train_len: 
         torch.set_num_threads(threads)
 
 
-def _train(scheme: str, max_len: int, train_len: int, vocab: int, dim: int, offset: int, steps: int, batch: int,
-           lr: float, seed: int) -> OffsetCopyResult:
+def _train(
+    scheme: str,
+    max_len: int,
+    train_len: int,
+    vocab: int,
+    dim: int,
+    offset: int,
+    steps: int,
+    batch: int,
+    lr: float,
+    seed: int,
+) -> OffsetCopyResult:
     torch.manual_seed(seed)
     model = OffsetCopyModel(vocab, dim, max_len, scheme=scheme)
     initial = None if model.pos is None else model.pos.weight.detach().clone()
@@ -195,14 +236,25 @@ def _train(scheme: str, max_len: int, train_len: int, vocab: int, dim: int, offs
         loss.backward()
         _adam_step(params, moments, step, lr)
         losses.append(loss.item())
-    config = dict(scheme=scheme, max_len=max_len, train_len=train_len, vocab=vocab, dim=dim, offset=offset,
-                  steps=steps, batch=batch, lr=lr, seed=seed)
+    config = dict(
+        scheme=scheme,
+        max_len=max_len,
+        train_len=train_len,
+        vocab=vocab,
+        dim=dim,
+        offset=offset,
+        steps=steps,
+        batch=batch,
+        lr=lr,
+        seed=seed,
+    )
     return OffsetCopyResult(model, initial, losses, config)
 
 
 @torch.no_grad()
-def offset_copy_accuracy(model: OffsetCopyModel, length: int, *, offset: int, vocab: int, batch: int = 256,
-                         seed: int = 123) -> torch.Tensor:
+def offset_copy_accuracy(
+    model: OffsetCopyModel, length: int, *, offset: int, vocab: int, batch: int = 256, seed: int = 123
+) -> torch.Tensor:
     """Accuracy at each position ``(length,)`` on fresh sequences (NaN where m < offset: nothing to copy)."""
     if not isinstance(model, OffsetCopyModel):
         raise TypeError(f"model must be an OffsetCopyModel, got {type(model).__name__}")
@@ -233,8 +285,9 @@ def position_scores(scheme: str, x: np.ndarray, positions: np.ndarray, *, seed: 
     if pos.dtype.kind not in "iu":
         raise TypeError(f"positions must be integers, got dtype {pos.dtype}")
     if scheme == "learned" and len(pos) and (pos.min() < 0 or pos.max() >= _LEARNED_ROWS):
-        raise ValueError(f"positions must lie in [0, {_LEARNED_ROWS}) for the learned table, "
-                         f"got {pos.min()} … {pos.max()}")
+        raise ValueError(
+            f"positions must lie in [0, {_LEARNED_ROWS}) for the learned table, got {pos.min()} … {pos.max()}"
+        )
     d = x.shape[1]
     rng = np.random.default_rng(seed)
     w_q, w_k = rng.standard_normal((2, d, d)) / math.sqrt(d)
@@ -261,5 +314,6 @@ def shift_gap(scheme: str, x: np.ndarray, shift: int, *, seed: int = 0) -> float
         raise TypeError(f"shift must be an integer, got {shift!r}")
     n = len(x)
     base = np.arange(n)
-    return float(np.abs(position_scores(scheme, x, base, seed=seed)
-                        - position_scores(scheme, x, base + shift, seed=seed)).max())
+    return float(
+        np.abs(position_scores(scheme, x, base, seed=seed) - position_scores(scheme, x, base + shift, seed=seed)).max()
+    )

@@ -27,11 +27,11 @@ from ._backend import Array, Backend, arange, check_positive_int, is_torch, name
 from .sinusoidal import sinusoidal_encode
 
 __all__ = [
-    "absolute_score_terms",
-    "transformer_xl_offsets",
-    "transformer_xl_encodings",
-    "transformer_xl_scores",
     "TransformerXLRelativeScores",
+    "absolute_score_terms",
+    "transformer_xl_encodings",
+    "transformer_xl_offsets",
+    "transformer_xl_scores",
 ]
 
 
@@ -54,8 +54,9 @@ def absolute_score_terms(x: Array, p: Array, w_q: Array, w_k: Array) -> dict[str
     }
 
 
-def transformer_xl_offsets(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy",
-                           device: Any = None) -> Array:
+def transformer_xl_offsets(
+    q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None
+) -> Array:
     """All offsets i − j that occur, from −(q_len−1) up to k_len − 1 (queries are the last q_len positions)."""
     check_positive_int("q_len", q_len)
     k_len = q_len if k_len is None else k_len
@@ -64,8 +65,9 @@ def transformer_xl_offsets(q_len: int, k_len: int | None = None, *, backend: Bac
     return arange(q_len + k_len - 1, xp, device=device) - (q_len - 1)
 
 
-def transformer_xl_encodings(q_len: int, k_len: int | None, dim: int, *, base: float = 10000.0,
-                             backend: Backend = "numpy", device: Any = None) -> Array:
+def transformer_xl_encodings(
+    q_len: int, k_len: int | None, dim: int, *, base: float = 10000.0, backend: Backend = "numpy", device: Any = None
+) -> Array:
     """R_{i−j} for every offset of :func:`transformer_xl_offsets`: ``(q_len + k_len − 1, dim)``, layout [sin | cos]."""
     offsets = transformer_xl_offsets(q_len, k_len, backend=backend, device=device)
     return sinusoidal_encode(offsets, dim, base, layout="concat")
@@ -116,6 +118,7 @@ class TransformerXLRelativeScores(nn.Module):
         self.v = nn.Parameter(torch.zeros(dim))
 
     def forward(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-        encodings = transformer_xl_encodings(q.shape[-2], k.shape[-2], self.dim, base=self.base, backend="torch",
-                                             device=q.device).to(q.dtype)
+        encodings = transformer_xl_encodings(
+            q.shape[-2], k.shape[-2], self.dim, base=self.base, backend="torch", device=q.device
+        ).to(q.dtype)
         return transformer_xl_scores(q, k, self.w_k_r(encodings), self.u, self.v)

@@ -1,4 +1,6 @@
-"""XPOS: RoPE with an exponential decay per pair (Sun et al., 2022, "A Length-Extrapolatable Transformer", arXiv:2212.10554).
+"""XPOS: RoPE with an exponential decay per pair.
+
+Sun et al., 2022, "A Length-Extrapolatable Transformer", arXiv:2212.10554.
 
 Each pair i gets a base ζ_i = (2i/d + γ)/(1 + γ) < 1 (γ = 0.4 in the paper).
 Queries are multiplied by ζ_i^(n/scale_base) and keys by ζ_i^(−m/scale_base), so
@@ -16,7 +18,7 @@ from __future__ import annotations
 from ._backend import Array, is_torch, to_float, xp_of
 from .rope import _check_inputs, _cos, _rotate_pairs, _sin, rope_angles
 
-__all__ = ["xpos_zeta", "xpos_scale", "apply_xpos"]
+__all__ = ["apply_xpos", "xpos_scale", "xpos_zeta"]
 
 
 def xpos_zeta(head_dim: int, gamma: float = 0.4, *, like: Array | None = None) -> Array:
@@ -26,8 +28,9 @@ def xpos_zeta(head_dim: int, gamma: float = 0.4, *, like: Array | None = None) -
     return (2 * i / head_dim + gamma) / (1 + gamma)
 
 
-def xpos_scale(positions: Array, head_dim: int, *, scale_base: float = 512.0, gamma: float = 0.4,
-               is_key: bool = False) -> Array:
+def xpos_scale(
+    positions: Array, head_dim: int, *, scale_base: float = 512.0, gamma: float = 0.4, is_key: bool = False
+) -> Array:
     """ζ_i^(±n/scale_base), shape ``(*positions.shape, head_dim/2)``; the exponent is negated for keys."""
     xp = xp_of(positions=positions)
     p = to_float(positions, xp)
@@ -36,8 +39,16 @@ def xpos_scale(positions: Array, head_dim: int, *, scale_base: float = 512.0, ga
     return xp.exp(sign * p[..., None] / scale_base * xp.log(zeta))
 
 
-def apply_xpos(x: Array, positions: Array, inv_freq: Array, *, scale_base: float = 512.0, gamma: float = 0.4,
-               is_key: bool = False, layout: str = "interleaved") -> Array:
+def apply_xpos(
+    x: Array,
+    positions: Array,
+    inv_freq: Array,
+    *,
+    scale_base: float = 512.0,
+    gamma: float = 0.4,
+    is_key: bool = False,
+    layout: str = "interleaved",
+) -> Array:
     """RoPE-rotate ``x`` and scale pair i by ζ_i^(±n/scale_base) (queries ×, keys ÷), in one pass."""
     _check_inputs(x, positions, inv_freq, layout)
     xp = xp_of(x=x)

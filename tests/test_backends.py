@@ -22,67 +22,148 @@ def t(a):
 # (name, numpy call, torch call); array-taking functions get the same inputs converted,
 # size-taking functions get backend="torch".
 CASES = [
-    ("apply_rope interleaved", lambda: P.apply_rope(X, np.arange(6), F16),
-     lambda: P.apply_rope(t(X), torch.arange(6), t(F16))),
-    ("apply_rope half", lambda: P.apply_rope(X, np.arange(6) * 1000, F16, layout="half"),
-     lambda: P.apply_rope(t(X), torch.arange(6) * 1000, t(F16), layout="half")),
-    ("apply_xpos", lambda: P.apply_xpos(X, np.arange(6), F16, is_key=True),
-     lambda: P.apply_xpos(t(X), torch.arange(6), t(F16), is_key=True)),
+    (
+        "apply_rope interleaved",
+        lambda: P.apply_rope(X, np.arange(6), F16),
+        lambda: P.apply_rope(t(X), torch.arange(6), t(F16)),
+    ),
+    (
+        "apply_rope half",
+        lambda: P.apply_rope(X, np.arange(6) * 1000, F16, layout="half"),
+        lambda: P.apply_rope(t(X), torch.arange(6) * 1000, t(F16), layout="half"),
+    ),
+    (
+        "apply_xpos",
+        lambda: P.apply_xpos(X, np.arange(6), F16, is_key=True),
+        lambda: P.apply_xpos(t(X), torch.arange(6), t(F16), is_key=True),
+    ),
     ("rope_matrix", lambda: P.rope_matrix(17, 16), lambda: P.rope_matrix(17, 16, backend="torch")),
-    ("rope_layout_permutation", lambda: P.rope_layout_permutation(16),
-     lambda: P.rope_layout_permutation(16, backend="torch")),
+    (
+        "rope_layout_permutation",
+        lambda: P.rope_layout_permutation(16),
+        lambda: P.rope_layout_permutation(16, backend="torch"),
+    ),
     ("rotate_half", lambda: P.rotate_half(X), lambda: P.rotate_half(t(X))),
     ("rope_angles", lambda: P.rope_angles(np.arange(6), F16), lambda: P.rope_angles(torch.arange(6), t(F16))),
-    ("rope_decay_bound", lambda: P.rope_decay_bound(np.arange(-5, 300), 16),
-     lambda: P.rope_decay_bound(torch.arange(-5, 300), 16)),
-    *[(f"rope_inv_freq {k}", (lambda k=k: P.rope_inv_freq(16, 10000.0, k, seq_len=80)[0]),
-       (lambda k=k: P.rope_inv_freq(16, 10000.0, k, seq_len=80, backend="torch")[0]))
-      for k in [None, {"rope_type": "linear", "factor": 4}, {"rope_type": "ntk", "factor": 4},
-                {"rope_type": "dynamic", "factor": 4, "original_max_position_embeddings": 32}, YARN,
-                {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4,
-                 "original_max_position_embeddings": 32}]],
-    ("sinusoidal_table", lambda: P.sinusoidal_table(9, 16, layout="concat"),
-     lambda: P.sinusoidal_table(9, 16, layout="concat", backend="torch")),
-    ("sinusoidal_encode", lambda: P.sinusoidal_encode(np.arange(-4, 4), 8),
-     lambda: P.sinusoidal_encode(torch.arange(-4, 4), 8)),
-    ("sinusoidal_shift_matrix", lambda: P.sinusoidal_shift_matrix(3, 8),
-     lambda: P.sinusoidal_shift_matrix(3, 8, backend="torch")),
+    (
+        "rope_decay_bound",
+        lambda: P.rope_decay_bound(np.arange(-5, 300), 16),
+        lambda: P.rope_decay_bound(torch.arange(-5, 300), 16),
+    ),
+    *[
+        (
+            f"rope_inv_freq {k}",
+            (lambda k=k: P.rope_inv_freq(16, 10000.0, k, seq_len=80)[0]),
+            (lambda k=k: P.rope_inv_freq(16, 10000.0, k, seq_len=80, backend="torch")[0]),
+        )
+        for k in [
+            None,
+            {"rope_type": "linear", "factor": 4},
+            {"rope_type": "ntk", "factor": 4},
+            {"rope_type": "dynamic", "factor": 4, "original_max_position_embeddings": 32},
+            YARN,
+            {
+                "rope_type": "llama3",
+                "factor": 8,
+                "low_freq_factor": 1,
+                "high_freq_factor": 4,
+                "original_max_position_embeddings": 32,
+            },
+        ]
+    ],
+    (
+        "sinusoidal_table",
+        lambda: P.sinusoidal_table(9, 16, layout="concat"),
+        lambda: P.sinusoidal_table(9, 16, layout="concat", backend="torch"),
+    ),
+    (
+        "sinusoidal_encode",
+        lambda: P.sinusoidal_encode(np.arange(-4, 4), 8),
+        lambda: P.sinusoidal_encode(torch.arange(-4, 4), 8),
+    ),
+    (
+        "sinusoidal_shift_matrix",
+        lambda: P.sinusoidal_shift_matrix(3, 8),
+        lambda: P.sinusoidal_shift_matrix(3, 8, backend="torch"),
+    ),
     ("alibi_slopes", lambda: P.alibi_slopes(12), lambda: P.alibi_slopes(12, backend="torch")),
     ("alibi_bias", lambda: P.alibi_bias(6, 4, 7), lambda: P.alibi_bias(6, 4, 7, backend="torch")),
-    ("kerple_bias", lambda: P.kerple_bias(5, 5, np.array([1.0, 2.0]), 0.5, kind="power"),
-     lambda: P.kerple_bias(5, 5, torch.tensor([1.0, 2.0], dtype=torch.float64), 0.5, kind="power")),
-    ("sandwich_bias", lambda: P.sandwich_bias(5, 6, 16, n_heads=3),
-     lambda: P.sandwich_bias(5, 6, 16, n_heads=3, backend="torch")),
-    ("t5_relative_bucket", lambda: P.t5_relative_bucket(np.arange(-300, 300)),
-     lambda: P.t5_relative_bucket(torch.arange(-300, 300))),
-    ("t5_bias", lambda: P.t5_bias(np.arange(64.0).reshape(32, 2), 4, 6),
-     lambda: P.t5_bias(torch.arange(64.0, dtype=torch.float64).reshape(32, 2), 4, 6)),
-    ("deberta_relative_position", lambda: P.deberta_relative_position(40, 40, bucket_size=8, max_position=64),
-     lambda: P.deberta_relative_position(40, 40, bucket_size=8, max_position=64, backend="torch")),
-    ("deberta_scores", lambda: P.deberta_scores(Q, K, Q[0, :4], K[0, :4]),
-     lambda: P.deberta_scores(t(Q), t(K), t(Q[0, :4]), t(K[0, :4]))),
-    ("transformer_xl_scores", lambda: P.transformer_xl_scores(Q, K, R9, Q[0, 0], K[0, 0]),
-     lambda: P.transformer_xl_scores(t(Q), t(K), t(R9), t(Q[0, 0]), t(K[0, 0]))),
-    ("transformer_xl_encodings", lambda: P.transformer_xl_encodings(3, 5, 8),
-     lambda: P.transformer_xl_encodings(3, 5, 8, backend="torch")),
-    ("absolute_score_terms", lambda: P.absolute_score_terms(Q[0], K[0], W[0], W[1])["position-content"],
-     lambda: P.absolute_score_terms(t(Q[0]), t(K[0]), t(W[0]), t(W[1]))["position-content"]),
+    (
+        "kerple_bias",
+        lambda: P.kerple_bias(5, 5, np.array([1.0, 2.0]), 0.5, kind="power"),
+        lambda: P.kerple_bias(5, 5, torch.tensor([1.0, 2.0], dtype=torch.float64), 0.5, kind="power"),
+    ),
+    (
+        "sandwich_bias",
+        lambda: P.sandwich_bias(5, 6, 16, n_heads=3),
+        lambda: P.sandwich_bias(5, 6, 16, n_heads=3, backend="torch"),
+    ),
+    (
+        "t5_relative_bucket",
+        lambda: P.t5_relative_bucket(np.arange(-300, 300)),
+        lambda: P.t5_relative_bucket(torch.arange(-300, 300)),
+    ),
+    (
+        "t5_bias",
+        lambda: P.t5_bias(np.arange(64.0).reshape(32, 2), 4, 6),
+        lambda: P.t5_bias(torch.arange(64.0, dtype=torch.float64).reshape(32, 2), 4, 6),
+    ),
+    (
+        "deberta_relative_position",
+        lambda: P.deberta_relative_position(40, 40, bucket_size=8, max_position=64),
+        lambda: P.deberta_relative_position(40, 40, bucket_size=8, max_position=64, backend="torch"),
+    ),
+    (
+        "deberta_scores",
+        lambda: P.deberta_scores(Q, K, Q[0, :4], K[0, :4]),
+        lambda: P.deberta_scores(t(Q), t(K), t(Q[0, :4]), t(K[0, :4])),
+    ),
+    (
+        "transformer_xl_scores",
+        lambda: P.transformer_xl_scores(Q, K, R9, Q[0, 0], K[0, 0]),
+        lambda: P.transformer_xl_scores(t(Q), t(K), t(R9), t(Q[0, 0]), t(K[0, 0])),
+    ),
+    (
+        "transformer_xl_encodings",
+        lambda: P.transformer_xl_encodings(3, 5, 8),
+        lambda: P.transformer_xl_encodings(3, 5, 8, backend="torch"),
+    ),
+    (
+        "absolute_score_terms",
+        lambda: P.absolute_score_terms(Q[0], K[0], W[0], W[1])["position-content"],
+        lambda: P.absolute_score_terms(t(Q[0]), t(K[0]), t(W[0]), t(W[1]))["position-content"],
+    ),
     ("attention", lambda: P.attention(Q, K, V, causal=True)[0], lambda: P.attention(t(Q), t(K), t(V), causal=True)[0]),
-    ("attention weights", lambda: P.attention(Q, K, V, bias=P.alibi_bias(1, 5, causal=False))[1],
-     lambda: P.attention(t(Q), t(K), t(V), bias=P.alibi_bias(1, 5, causal=False, backend="torch"))[1]),
+    (
+        "attention weights",
+        lambda: P.attention(Q, K, V, bias=P.alibi_bias(1, 5, causal=False))[1],
+        lambda: P.attention(t(Q), t(K), t(V), bias=P.alibi_bias(1, 5, causal=False, backend="torch"))[1],
+    ),
     ("attention_entropy", lambda: P.attention_entropy(P.softmax(Q)), lambda: P.attention_entropy(P.softmax(t(Q)))),
     ("relative_distance", lambda: P.relative_distance(3, 5), lambda: P.relative_distance(3, 5, backend="torch")),
-    ("logn_scale", lambda: P.logn_scale(np.array([10, 100, 5000]), 64),
-     lambda: P.logn_scale(torch.tensor([10, 100, 5000]), 64)),
+    (
+        "logn_scale",
+        lambda: P.logn_scale(np.array([10, 100, 5000]), 64),
+        lambda: P.logn_scale(torch.tensor([10, 100, 5000]), 64),
+    ),
     ("learned_lookup", lambda: P.learned_lookup(Q[0], [4, 0]), lambda: P.learned_lookup(t(Q[0]), torch.tensor([4, 0]))),
     ("xpos_scale", lambda: P.xpos_scale(np.arange(5), 8), lambda: P.xpos_scale(torch.arange(5), 8)),
     ("rope_unseen_angle", lambda: P.rope_unseen_angle(F16, 20, 900), lambda: P.rope_unseen_angle(t(F16), 20, 900)),
-    ("attention_entropy_vs_length", lambda: P.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4),
-     lambda: P.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4, backend="torch")),
-    ("rope_cache_drift", lambda: P.rope_cache_drift(16, 10000.0, {**YARN, "rope_type": "dynamic"}, 70),
-     lambda: P.rope_cache_drift(16, 10000.0, {**YARN, "rope_type": "dynamic"}, 70, backend="torch")),
-    ("alibi_receptive_field", lambda: P.alibi_receptive_field(P.alibi_slopes(12), 0.9, length=50),
-     lambda: P.alibi_receptive_field(t(P.alibi_slopes(12)), 0.9, length=50)),
+    (
+        "attention_entropy_vs_length",
+        lambda: P.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4),
+        lambda: P.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4, backend="torch"),
+    ),
+    (
+        "rope_cache_drift",
+        lambda: P.rope_cache_drift(16, 10000.0, {**YARN, "rope_type": "dynamic"}, 70),
+        lambda: P.rope_cache_drift(16, 10000.0, {**YARN, "rope_type": "dynamic"}, 70, backend="torch"),
+    ),
+    (
+        "alibi_receptive_field",
+        lambda: P.alibi_receptive_field(P.alibi_slopes(12), 0.9, length=50),
+        lambda: P.alibi_receptive_field(t(P.alibi_slopes(12)), 0.9, length=50),
+    ),
 ]
 
 
@@ -103,9 +184,23 @@ def test_numpy_equals_torch_float32(layout):
 
 def test_every_public_function_has_a_backend_case():
     covered = " ".join(c[0] for c in CASES)
-    skip = {"namespace", "register_rope_scaling", "yarn_attention_factor", "yarn_ramp", "apply_nope",
-            "causal_mask", "mask_future", "softmax", "rope_frequencies", "sinusoidal_frequencies",
-            "t5_relative_positions", "transformer_xl_offsets", "deberta_delta", "deberta_log_bucket", "xpos_zeta"}
+    skip = {
+        "namespace",
+        "register_rope_scaling",
+        "yarn_attention_factor",
+        "yarn_ramp",
+        "apply_nope",
+        "causal_mask",
+        "mask_future",
+        "softmax",
+        "rope_frequencies",
+        "sinusoidal_frequencies",
+        "t5_relative_positions",
+        "transformer_xl_offsets",
+        "deberta_delta",
+        "deberta_log_bucket",
+        "xpos_zeta",
+    }
     functions = [n for n in P.__all__ if callable(getattr(P, n)) and n[0].islower() and n not in skip]
     missing = [n for n in functions if n not in covered]
     assert not missing, f"no NumPy-vs-torch case for {missing}"

@@ -13,12 +13,12 @@ import poslib as P
 
 # ---------- ALiBi ----------
 def test_alibi_slopes_for_8_heads_are_the_papers():
-    np.testing.assert_allclose(P.alibi_slopes(8), [1 / 2 ** k for k in range(1, 9)], rtol=0, atol=0)
+    np.testing.assert_allclose(P.alibi_slopes(8), [1 / 2**k for k in range(1, 9)], rtol=0, atol=0)
 
 
 def test_alibi_slopes_for_12_heads_follow_the_papers_rule():
     # 8 slopes 2^-1 … 2^-8, then every other slope of the 16-head sequence 2^(-k/2): k = 1, 3, 5, 7
-    expected = [2.0 ** -k for k in range(1, 9)] + [2.0 ** -(k / 2) for k in (1, 3, 5, 7)]
+    expected = [2.0**-k for k in range(1, 9)] + [2.0 ** -(k / 2) for k in (1, 3, 5, 7)]
     np.testing.assert_allclose(P.alibi_slopes(12), expected, rtol=1e-15)
 
 
@@ -59,14 +59,15 @@ def test_alibi_key_index_form_equals_distance_form_only_with_a_causal_mask():
 def test_kerple_depends_only_on_distance(q, r1, r2, kind):
     b = P.kerple_bias(q, q, r1, r2, kind=kind)
     d = np.abs(np.arange(q)[None] - np.arange(q)[:, None])
-    expected = -r1 * d ** r2 if kind == "power" else -r1 * np.log1p(r2 * d)
+    expected = -r1 * d**r2 if kind == "power" else -r1 * np.log1p(r2 * d)
     np.testing.assert_allclose(b, expected, atol=1e-12)
     np.testing.assert_allclose(b, b.T)
 
 
 def test_kerple_power_with_r2_one_is_alibi():
-    np.testing.assert_allclose(P.kerple_bias(5, 5, 0.25, 1.0, kind="power", causal=True),
-                               P.alibi_bias(4, 5)[0])  # head 1 of 4 has slope 2^(-8/4) = 1/4
+    np.testing.assert_allclose(
+        P.kerple_bias(5, 5, 0.25, 1.0, kind="power", causal=True), P.alibi_bias(4, 5)[0]
+    )  # head 1 of 4 has slope 2^(-8/4) = 1/4
 
 
 def test_kerple_module_gets_gradients():
@@ -87,8 +88,22 @@ def test_sandwich_is_the_sinusoidal_inner_product_minus_its_peak():
 @pytest.mark.parametrize(
     "rel, bucket",
     # bidirectional, 32 buckets, max_distance 128: 16 per side, 8 exact, then 8 + ⌊log(|r|/8)/log(16)·8⌋
-    [(0, 0), (-1, 1), (-7, 7), (-8, 8), (-16, 10), (-32, 12), (-64, 14), (-127, 15), (-128, 15), (-1000, 15),
-     (1, 17), (7, 23), (16, 26), (1000, 31)],
+    [
+        (0, 0),
+        (-1, 1),
+        (-7, 7),
+        (-8, 8),
+        (-16, 10),
+        (-32, 12),
+        (-64, 14),
+        (-127, 15),
+        (-128, 15),
+        (-1000, 15),
+        (1, 17),
+        (7, 23),
+        (16, 26),
+        (1000, 31),
+    ],
 )
 def test_t5_buckets_hand_worked(rel, bucket):
     assert int(P.t5_relative_bucket(np.array(rel))) == bucket
@@ -146,8 +161,12 @@ def test_deberta_scores_match_the_papers_definition(lq, lk, k, seed):
 def test_deberta_code_convention_reads_delta_i_j_for_p2c():
     rng = np.random.default_rng(5)
     lq, k, d = 7, 3, 4
-    qc, kc, qr, kr = rng.standard_normal((lq, d)), rng.standard_normal((lq, d)), rng.standard_normal((2 * k, d)), \
-        rng.standard_normal((2 * k, d))
+    qc, kc, qr, kr = (
+        rng.standard_normal((lq, d)),
+        rng.standard_normal((lq, d)),
+        rng.standard_normal((2 * k, d)),
+        rng.standard_normal((2 * k, d)),
+    )
     _, terms = P.deberta_scores(qc, kc, qr, kr, p2c_index="code", return_terms=True)
     expected = np.array([[kc[j] @ qr[min(max(i - j + k, 0), 2 * k - 1)] for j in range(lq)] for i in range(lq)])
     np.testing.assert_allclose(terms["p2c"], expected, atol=1e-12)

@@ -22,10 +22,18 @@ f8 = P.rope_frequencies(8)
         (lambda: P.rope_inv_freq(8, scaling={"rope_type": "linear", "factor": 0}), ValueError, "factor"),
         (lambda: P.rope_inv_freq(8, scaling={"rope_type": "linear", "factor": -2}), ValueError, "factor"),
         (lambda: P.rope_inv_freq(8, scaling={"rope_type": "linear"}), ValueError, "factor"),
-        (lambda: P.rope_inv_freq(8, scaling={"rope_type": "yarn", "factor": 2}), ValueError,
-         "original_max_position_embeddings"),
-        (lambda: P.rope_inv_freq(8, scaling={"rope_type": "llama3", "factor": 8, "original_max_position_embeddings": 64}),
-         ValueError, "low_freq_factor"),
+        (
+            lambda: P.rope_inv_freq(8, scaling={"rope_type": "yarn", "factor": 2}),
+            ValueError,
+            "original_max_position_embeddings",
+        ),
+        (
+            lambda: P.rope_inv_freq(
+                8, scaling={"rope_type": "llama3", "factor": 8, "original_max_position_embeddings": 64}
+            ),
+            ValueError,
+            "low_freq_factor",
+        ),
         (lambda: P.rope_inv_freq(8, scaling={"rope_type": "su", "factor": 2}), ValueError, "rope_type"),
         (lambda: P.rope_inv_freq(8, scaling={"factor": 2}), ValueError, "rope_type"),
         (lambda: P.alibi_slopes(0), ValueError, "n_heads"),
@@ -48,10 +56,16 @@ f8 = P.rope_frequencies(8)
         (lambda: P.t5_relative_bucket(np.arange(3), num_buckets=0), ValueError, "num_buckets"),
         (lambda: P.logn_scale(10, 1), ValueError, "train_len"),
         (lambda: P.sinusoidal_table(4, 8, backend="jax"), ValueError, "backend"),
-        (lambda: P.transformer_xl_scores(np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 4)), np.ones(4), np.ones(4)),
-         ValueError, "r must have shape"),
-        (lambda: P.deberta_scores(np.ones((2, 4)), np.ones((2, 4)), np.ones((3, 4)), np.ones((3, 4))),
-         ValueError, "q_r and k_r"),
+        (
+            lambda: P.transformer_xl_scores(np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 4)), np.ones(4), np.ones(4)),
+            ValueError,
+            "r must have shape",
+        ),
+        (
+            lambda: P.deberta_scores(np.ones((2, 4)), np.ones((2, 4)), np.ones((3, 4)), np.ones((3, 4))),
+            ValueError,
+            "q_r and k_r",
+        ),
     ],
 )
 def test_bad_input_is_named(call, exc, words):

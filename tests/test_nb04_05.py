@@ -11,8 +11,8 @@ import poslib as P
 from poslib.viz.relative import DebertaPlot, T5BucketPlot, freeze_layout, heatmap_row
 from poslib.viz.rope import DecayBoundPlot, RopeMatrixPlot, RotatingPairsPlot, WavelengthPlot, naive_cos
 
-
 # ---------------------------------------------------------------- rope_decay_bound
+
 
 def _bound_by_hand(r, d, base):
     theta = base ** (-np.arange(0, d, 2) / d)
@@ -67,6 +67,7 @@ def test_frequencies_start_at_one_and_fall():
 
 # ---------------------------------------------------------------- helpers in the viz modules
 
+
 def test_heatmap_row_has_one_colour_bar_per_matrix_and_rejects_mismatch():
     fig = heatmap_row([np.eye(3), -np.eye(3)], ["a", "b"])
     assert sum(ax.get_label() == "<colorbar>" for ax in fig.axes) == 2
@@ -93,6 +94,7 @@ def test_naive_cos_reproduces_the_low_precision_bug():
 
 
 # ---------------------------------------------------------------- slider callbacks against poslib numbers
+
 
 @pytest.mark.parametrize("values", T5BucketPlot.bench_values)
 def test_t5_plot_draws_poslib_buckets(values):
@@ -125,7 +127,7 @@ def test_deberta_plot_draws_poslib_terms(k):
 def test_rotating_pairs_hands_and_trail(m, off):
     plot = RotatingPairsPlot()
     plot.update(position=m, offset=off)
-    for (trail, q, k, _), th in zip(plot.artists, plot.theta):
+    for (trail, q, k, _), th in zip(plot.artists, plot.theta, strict=True):
         (_, qx), (_, qy) = q.get_data()
         (_, kx), (_, ky) = k.get_data()
         start = complex(*plot.start)

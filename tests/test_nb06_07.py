@@ -50,20 +50,27 @@ def test_unseen_angle_with_scaled_inference_frequencies():
         P.rope_unseen_angle(THETA, L, L, infer_inv_freq=pi[:3])
 
 
-@pytest.mark.parametrize("call, word", [
-    (lambda: P.rope_unseen_angle(THETA, 0, 10), "train_len"),
-    (lambda: P.rope_unseen_angle(THETA, 10, 2.5), "infer_len"),
-    (lambda: P.rope_unseen_angle(-THETA, 10, 20), "inv_freq"),
-    (lambda: P.attention_entropy_vs_length([], 8), "lengths"),
-    (lambda: P.attention_entropy_vs_length([8, 0]), "lengths"),
-    (lambda: P.attention_entropy_vs_length([8], score_std=0), "score_std"),
-    (lambda: P.attention_entropy_vs_length([8], 0), "train_len"),
-    (lambda: P.rope_cache_drift(8, 10000.0, {"rope_type": "dynamic", "factor": 2.0,
-                                             "original_max_position_embeddings": 4}, 0), "seq_len"),
-    (lambda: P.alibi_receptive_field(P.alibi_slopes(4), 1.0), "mass"),
-    (lambda: P.alibi_receptive_field(P.alibi_slopes(4), 0.9, length=0), "length"),
-    (lambda: P.alibi_receptive_field(np.array([0.5, -1.0])), "slopes"),
-])
+@pytest.mark.parametrize(
+    "call, word",
+    [
+        (lambda: P.rope_unseen_angle(THETA, 0, 10), "train_len"),
+        (lambda: P.rope_unseen_angle(THETA, 10, 2.5), "infer_len"),
+        (lambda: P.rope_unseen_angle(-THETA, 10, 20), "inv_freq"),
+        (lambda: P.attention_entropy_vs_length([], 8), "lengths"),
+        (lambda: P.attention_entropy_vs_length([8, 0]), "lengths"),
+        (lambda: P.attention_entropy_vs_length([8], score_std=0), "score_std"),
+        (lambda: P.attention_entropy_vs_length([8], 0), "train_len"),
+        (
+            lambda: P.rope_cache_drift(
+                8, 10000.0, {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4}, 0
+            ),
+            "seq_len",
+        ),
+        (lambda: P.alibi_receptive_field(P.alibi_slopes(4), 1.0), "mass"),
+        (lambda: P.alibi_receptive_field(P.alibi_slopes(4), 0.9, length=0), "length"),
+        (lambda: P.alibi_receptive_field(np.array([0.5, -1.0])), "slopes"),
+    ],
+)
 def test_bad_input_names_the_argument(call, word):
     with pytest.raises(ValueError, match=word):
         call()
@@ -76,18 +83,18 @@ def test_entropy_of_nearly_flat_scores_is_ln_n():
 
 
 def test_entropy_grows_with_n_and_logn_leaves_short_sequences_alone():
-    n = [2 ** k for k in range(3, 13)]
+    n = [2**k for k in range(3, 13)]
     plain = P.attention_entropy_vs_length(n, score_std=1.0)
     assert (np.diff(plain) > 0).all()
     scaled = P.attention_entropy_vs_length(n, 128, score_std=1.0)
     np.testing.assert_array_equal(scaled[: n.index(128) + 1], plain[: n.index(128) + 1])
-    assert (scaled[n.index(128) + 1:] < plain[n.index(128) + 1:]).all()
+    assert (scaled[n.index(128) + 1 :] < plain[n.index(128) + 1 :]).all()
 
 
 def test_logn_holds_entropy_near_flat_when_score_spread_is_sqrt_ln_L():
     # H(n) ≈ ln n − λ²σ²/2 for Gaussian scores; with λ = ln n / ln L, dH/d ln n = 0 at n = L iff σ² = ln L
     L = 512
-    n = [L * 2 ** k for k in range(0, 5)]
+    n = [L * 2**k for k in range(0, 5)]
     plain = P.attention_entropy_vs_length(n, score_std=math.sqrt(math.log(L)))
     scaled = P.attention_entropy_vs_length(n, L, score_std=math.sqrt(math.log(L)))
     assert plain[-1] - plain[0] > 2.0
@@ -141,8 +148,9 @@ def test_receptive_field_against_a_cumulative_sum(n_heads, mass, length):
 
 def test_receptive_field_without_length_is_the_infinite_limit():
     slopes = P.alibi_slopes(8)
-    np.testing.assert_array_equal(P.alibi_receptive_field(slopes, 0.9),
-                                  P.alibi_receptive_field(slopes, 0.9, length=10 ** 7))
+    np.testing.assert_array_equal(
+        P.alibi_receptive_field(slopes, 0.9), P.alibi_receptive_field(slopes, 0.9, length=10**7)
+    )
     # slope 1/2: the first D + 1 keys hold 1 − e^(−(D+1)/2) ≥ 0.9 first at D + 1 = 5
     assert P.alibi_receptive_field(slopes, 0.9)[0] == 4
 
@@ -168,7 +176,9 @@ def test_entropy_plot_draws_poslib_numbers():
     for L, std in [(128, 2.0), (1024, 3.0)]:
         plot.update(train_len=L, score_std=std)
         np.testing.assert_allclose(plot.plain.get_ydata(), P.attention_entropy_vs_length(plot.lengths, score_std=std))
-        np.testing.assert_allclose(plot.scaled.get_ydata(), P.attention_entropy_vs_length(plot.lengths, L, score_std=std))
+        np.testing.assert_allclose(
+            plot.scaled.get_ydata(), P.attention_entropy_vs_length(plot.lengths, L, score_std=std)
+        )
         assert list(plot.train_mark.get_xdata()) == [L, L]
     plot.close()
 
@@ -189,13 +199,13 @@ def test_xpos_and_bias_plots_draw_poslib_numbers():
     plot = VE.XposDecayPlot()
     plot.update(gamma=0.7, scale_base=256)
     expected = P.xpos_scale(plot.distance, plot.head_dim, scale_base=256, gamma=0.7)
-    for line, i in zip(plot.lines, plot.pairs):
+    for line, i in zip(plot.lines, plot.pairs, strict=True):
         np.testing.assert_allclose(line.get_ydata(), expected[:, i])
     plot.close()
     plot = VE.BiasCurvesPlot()
     plot.update(r1=3.0, power_r2=1.5, log_r2=0.3)
     d = plot.distance
-    np.testing.assert_allclose(plot.power.get_ydata(), -3.0 * d ** 1.5)
+    np.testing.assert_allclose(plot.power.get_ydata(), -3.0 * d**1.5)
     np.testing.assert_allclose(plot.log.get_ydata(), -3.0 * np.log1p(0.3 * d))
     plot.close()
 
@@ -221,8 +231,9 @@ def test_alibi_reach_plot_draws_poslib_numbers():
     for n, length in [(4, 300), (12, 2000)]:
         plot.update(n_heads=n, length=length)
         assert sum(line.get_visible() for line in plot.lines) == n
-        np.testing.assert_array_equal(plot.reach.get_ydata(),
-                                      P.alibi_receptive_field(P.alibi_slopes(n), 0.9, length=length))
+        np.testing.assert_array_equal(
+            plot.reach.get_ydata(), P.alibi_receptive_field(P.alibi_slopes(n), 0.9, length=length)
+        )
         t, w = plot.lines[0].get_data()
         exact = P.softmax(-P.alibi_slopes(n)[0] * np.arange(length))
         np.testing.assert_allclose(w, exact[t.astype(int)])

@@ -97,8 +97,10 @@ def test_norms_preserved_and_inputs_untouched():
 def test_non_contiguous_input(layout):
     x = torch.randn(2, 9, 4, 16).transpose(1, 2)  # (b, h, s, d) view of a (b, s, h, d) tensor
     f = torch.tensor(P.rope_frequencies(16))
-    torch.testing.assert_close(P.apply_rope(x, torch.arange(9), f, layout=layout),
-                               P.apply_rope(x.contiguous(), torch.arange(9), f, layout=layout))
+    torch.testing.assert_close(
+        P.apply_rope(x, torch.arange(9), f, layout=layout),
+        P.apply_rope(x.contiguous(), torch.arange(9), f, layout=layout),
+    )
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "half"])

@@ -62,14 +62,20 @@ def test_yarn_keeps_fast_pairs_and_interpolates_slow_pairs():
 def test_yarn_attention_factor_overrides():
     _, a = inv({"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": L, "attention_factor": 1.0})
     assert a == 1.0
-    _, b = inv({"rope_type": "yarn", "factor": 40, "original_max_position_embeddings": L, "mscale": 1.0,
-                "mscale_all_dim": 1.0})
+    _, b = inv(
+        {"rope_type": "yarn", "factor": 40, "original_max_position_embeddings": L, "mscale": 1.0, "mscale_all_dim": 1.0}
+    )
     assert b == pytest.approx(1.0)
 
 
 def test_llama3_by_wavelength_with_metas_settings():
-    cfg = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-           "original_max_position_embeddings": 8192}
+    cfg = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    }
     base = 500000.0
     th = base ** (-np.arange(0, D, 2) / D)
     f, _ = P.rope_inv_freq(D, base, cfg)

@@ -19,8 +19,12 @@ def test_hand_worked_values():
     np.testing.assert_allclose(concat[1], [math.sin(1), math.sin(0.01), math.cos(1), math.cos(0.01)])
 
 
-@given(p=st.integers(0, 3000), k=st.integers(-500, 500), dim=st.sampled_from([2, 8, 64]),
-       layout=st.sampled_from(["interleaved", "concat"]))
+@given(
+    p=st.integers(0, 3000),
+    k=st.integers(-500, 500),
+    dim=st.sampled_from([2, 8, 64]),
+    layout=st.sampled_from(["interleaved", "concat"]),
+)
 def test_shift_is_a_fixed_linear_map(p, k, dim, layout):
     m = P.sinusoidal_shift_matrix(k, dim, layout=layout)
     pe = P.sinusoidal_encode(np.array([p, p + k]), dim, layout=layout)

@@ -1,4 +1,4 @@
-"""The extrapolation lab: train small language models with each positional scheme, score them beyond their training length.
+"""The extrapolation lab: small language models, one per positional scheme, scored beyond their training length.
 
 Three layers, each readable top to bottom:
 
@@ -21,8 +21,25 @@ from .report import category, claim_verdicts, growth, ranking
 from .train import LabConfig, attention_profile, evaluate, run_lab, summary_table, train_model
 
 __all__ = [
-    "Corpus", "load_stdlib_corpus", "stdlib_files", "batch_generator", "eval_spans",
-    "SCHEMES", "TRAINED_SCHEMES", "INFERENCE_VARIANTS", "split_scheme", "ModelConfig", "LabModel",
-    "growth", "ranking", "category", "claim_verdicts",
-    "LabConfig", "train_model", "evaluate", "run_lab", "summary_table", "attention_profile",
+    "INFERENCE_VARIANTS",
+    "SCHEMES",
+    "TRAINED_SCHEMES",
+    "Corpus",
+    "LabConfig",
+    "LabModel",
+    "ModelConfig",
+    "attention_profile",
+    "batch_generator",
+    "category",
+    "claim_verdicts",
+    "eval_spans",
+    "evaluate",
+    "growth",
+    "load_stdlib_corpus",
+    "ranking",
+    "run_lab",
+    "split_scheme",
+    "stdlib_files",
+    "summary_table",
+    "train_model",
 ]

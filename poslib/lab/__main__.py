@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from .model import SCHEMES
 from .train import LabConfig, run_lab, summary_table
@@ -41,17 +41,29 @@ def _scheme_list(text: str) -> tuple[str, ...]:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
     d = LabConfig()
-    p = argparse.ArgumentParser(prog="python -m poslib.lab",
-                                description="Train one small byte-level language model per positional scheme at "
-                                            "--train-len and report validation perplexity at longer lengths.",
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--schemes", type=_scheme_list, default="all",
-                   help=f"comma-separated names, or 'all' = {','.join(SCHEMES)}")
+    p = argparse.ArgumentParser(
+        prog="python -m poslib.lab",
+        description="Train one small byte-level language model per positional scheme at "
+        "--train-len and report validation perplexity at longer lengths.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "--schemes", type=_scheme_list, default="all", help=f"comma-separated names, or 'all' = {','.join(SCHEMES)}"
+    )
     p.add_argument("--train-len", type=int, default=d.train_len, help="training context L_train")
     p.add_argument("--steps", type=int, default=d.steps, help="optimizer steps per trained model")
-    p.add_argument("--eval-lens", type=_int_list, default=None,
-                   help="comma-separated evaluation lengths, multiples of --train-len; None = 1,2,4,8,16 × it")
-    p.add_argument("--seeds", type=_int_list, default=",".join(map(str, d.seeds)), help="comma-separated seeds (error bars when > 1)")
+    p.add_argument(
+        "--eval-lens",
+        type=_int_list,
+        default=None,
+        help="comma-separated evaluation lengths, multiples of --train-len; None = 1,2,4,8,16 × it",
+    )
+    p.add_argument(
+        "--seeds",
+        type=_int_list,
+        default=",".join(map(str, d.seeds)),
+        help="comma-separated seeds (error bars when > 1)",
+    )
     p.add_argument("--device", default=d.device, help="cpu, cuda or cuda:N")
     p.add_argument("--batch-size", type=int, default=d.batch_size)
     p.add_argument("--lr", type=float, default=d.lr)
@@ -69,10 +81,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, run the lab, print the table; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        cfg = LabConfig(schemes=args.schemes, train_len=args.train_len, steps=args.steps, eval_lens=args.eval_lens,
-                        seeds=args.seeds, device=args.device, batch_size=args.batch_size, lr=args.lr,
-                        d_model=args.d_model, n_layers=args.n_layers, n_heads=args.n_heads,
-                        n_eval_spans=args.eval_spans, threads=args.threads)
+        cfg = LabConfig(
+            schemes=args.schemes,
+            train_len=args.train_len,
+            steps=args.steps,
+            eval_lens=args.eval_lens,
+            seeds=args.seeds,
+            device=args.device,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            d_model=args.d_model,
+            n_layers=args.n_layers,
+            n_heads=args.n_heads,
+            n_eval_spans=args.eval_spans,
+            threads=args.threads,
+        )
     except ValueError as err:
         build_parser().error(str(err))  # exits with status 2 and the message
     results = run_lab(cfg, progress=not args.no_progress)
@@ -81,8 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = results["timings"]
     steps = ", ".join(f"{b} {ms:.0f}" for b, ms in t["step_ms_median"].items() if ms is not None)
     print(f"\nmedian step time (ms): {steps}")
-    print(f"total {t['total_seconds']:.0f} s wall, {t['total_cpu_seconds']:.0f} s CPU; "
-          f"peak memory {t['peak_memory_mib']:.0f} MiB")
+    print(
+        f"total {t['total_seconds']:.0f} s wall, {t['total_cpu_seconds']:.0f} s CPU; "
+        f"peak memory {t['peak_memory_mib']:.0f} MiB"
+    )
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=1)

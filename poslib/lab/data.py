@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ["Corpus", "load_stdlib_corpus", "stdlib_files", "batch_generator", "eval_spans"]
+__all__ = ["Corpus", "batch_generator", "eval_spans", "load_stdlib_corpus", "stdlib_files"]
 
 EXCLUDED_DIRS = frozenset({"site-packages", "dist-packages", "test", "tests", "idle_test", "__pycache__"})
 VAL_MODULUS = 10  # one file in VAL_MODULUS goes to validation
@@ -49,11 +49,15 @@ class Corpus:
 
     def describe(self) -> dict:
         """Sizes and provenance for the results file (no absolute path: results should compare across machines)."""
-        return {"source": "Python standard library *.py sources (tests and site-packages excluded)",
-                "python_stdlib": "sysconfig.get_paths()['stdlib']",
-                "split": f"zlib.crc32(relative path) % {VAL_MODULUS} == 0 -> validation",
-                "train_bytes": int(self.train.numel()), "val_bytes": int(self.val.numel()),
-                "train_files": self.n_train_files, "val_files": self.n_val_files}
+        return {
+            "source": "Python standard library *.py sources (tests and site-packages excluded)",
+            "python_stdlib": "sysconfig.get_paths()['stdlib']",
+            "split": f"zlib.crc32(relative path) % {VAL_MODULUS} == 0 -> validation",
+            "train_bytes": int(self.train.numel()),
+            "val_bytes": int(self.val.numel()),
+            "train_files": self.n_train_files,
+            "val_files": self.n_val_files,
+        }
 
 
 def stdlib_files(root: str | pathlib.Path | None = None) -> list[pathlib.Path]:
@@ -61,8 +65,9 @@ def stdlib_files(root: str | pathlib.Path | None = None) -> list[pathlib.Path]:
     root = pathlib.Path(root if root is not None else sysconfig.get_paths()["stdlib"])
     if not root.is_dir():
         raise ValueError(f"root must be a directory with Python sources, got {str(root)!r}")
-    files = [p for p in root.rglob("*.py")
-             if p.is_file() and not EXCLUDED_DIRS.intersection(p.relative_to(root).parts[:-1])]
+    files = [
+        p for p in root.rglob("*.py") if p.is_file() and not EXCLUDED_DIRS.intersection(p.relative_to(root).parts[:-1])
+    ]
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
 
@@ -99,7 +104,7 @@ def batch_generator(data: torch.Tensor, batch_size: int, seq_len: int, seed: int
     gen = torch.Generator().manual_seed(seed)
     while True:
         starts = torch.randint(0, data.numel() - seq_len - 1, (batch_size,), generator=gen)
-        window = torch.stack([data[s:s + seq_len + 1] for s in starts.tolist()]).long()
+        window = torch.stack([data[s : s + seq_len + 1] for s in starts.tolist()]).long()
         yield window[:, :-1], window[:, 1:]
 
 
@@ -113,4 +118,4 @@ def eval_spans(data: torch.Tensor, n_spans: int, span_len: int) -> torch.Tensor:
     if data.numel() < need:
         raise ValueError(f"validation data has {data.numel()} bytes; {n_spans} spans of {span_len + 1} need {need}")
     stride = (data.numel() - (span_len + 1)) // max(n_spans - 1, 1)
-    return torch.stack([data[i * stride:i * stride + span_len + 1] for i in range(n_spans)]).long()
+    return torch.stack([data[i * stride : i * stride + span_len + 1] for i in range(n_spans)]).long()

@@ -57,7 +57,7 @@ from ..sinusoidal import SinusoidalEmbedding
 from ..t5 import T5RelativeBias
 from ..xpos import apply_xpos
 
-__all__ = ["TRAINED_SCHEMES", "INFERENCE_VARIANTS", "SCHEMES", "split_scheme", "ModelConfig", "LabModel"]
+__all__ = ["INFERENCE_VARIANTS", "SCHEMES", "TRAINED_SCHEMES", "LabModel", "ModelConfig", "split_scheme"]
 
 TRAINED_SCHEMES = ("nope", "learned", "sinusoidal", "rope", "xpos", "t5", "alibi", "kerple", "sandwich")
 # name -> (trained scheme it reuses, what changes at evaluation)
@@ -103,15 +103,18 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         if self.scheme not in TRAINED_SCHEMES:
-            raise ValueError(f"ModelConfig.scheme must be a trained scheme ({', '.join(TRAINED_SCHEMES)}), "
-                             f"got {self.scheme!r}")
+            raise ValueError(
+                f"ModelConfig.scheme must be a trained scheme ({', '.join(TRAINED_SCHEMES)}), got {self.scheme!r}"
+            )
         for name in ("train_len", "d_model", "n_layers", "n_heads", "vocab_size", "t5_buckets"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"ModelConfig.{name} must be a positive integer, got {value!r}")
         if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
-            raise ValueError(f"ModelConfig.d_model ({self.d_model}) must split into n_heads ({self.n_heads}) "
-                             "heads of even size (RoPE rotates pairs)")
+            raise ValueError(
+                f"ModelConfig.d_model ({self.d_model}) must split into n_heads ({self.n_heads}) "
+                "heads of even size (RoPE rotates pairs)"
+            )
 
     @property
     def head_dim(self) -> int:
@@ -179,8 +182,9 @@ class Block(nn.Module):
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(cfg.d_model), nn.LayerNorm(cfg.d_model)
         self.attn = CausalSelfAttention(cfg)
-        self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(),
-                                 nn.Linear(4 * cfg.d_model, cfg.d_model))
+        self.mlp = nn.Sequential(
+            nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model)
+        )
 
     def forward(self, x: torch.Tensor, ctx: PositionContext, return_weights: bool = False):
         a = self.attn(self.ln1(x), ctx, return_weights)
@@ -205,9 +209,16 @@ class LabModel(nn.Module):
         # T5 shares one bias table across layers (Raffel et al.); causal, so unidirectional buckets.
         # At most one bucket per distance: short training lengths get fewer buckets.
         max_distance = cfg.t5_max_distance or cfg.train_len
-        self.t5 = (T5RelativeBias(cfg.n_heads, num_buckets=min(cfg.t5_buckets, max_distance), bidirectional=False,
-                                  max_distance=max_distance)
-                   if cfg.scheme == "t5" else None)
+        self.t5 = (
+            T5RelativeBias(
+                cfg.n_heads,
+                num_buckets=min(cfg.t5_buckets, max_distance),
+                bidirectional=False,
+                max_distance=max_distance,
+            )
+            if cfg.scheme == "t5"
+            else None
+        )
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self._fixed_bias: dict[tuple, torch.Tensor] = {}
@@ -242,8 +253,11 @@ class LabModel(nn.Module):
             scaling, seq_len = None, None
             if modifier in _ROPE_TYPE:
                 factor = 1.0 if modifier == "dynamic" else max(1.0, T / cfg.train_len)
-                scaling = {"rope_type": _ROPE_TYPE[modifier], "factor": factor,
-                           "original_max_position_embeddings": cfg.train_len}
+                scaling = {
+                    "rope_type": _ROPE_TYPE[modifier],
+                    "factor": factor,
+                    "original_max_position_embeddings": cfg.train_len,
+                }
                 seq_len = T
             inv_freq, factor = rope_inv_freq(cfg.head_dim, cfg.rope_base, scaling, seq_len=seq_len, backend="torch")
             ctx.inv_freq, ctx.rope_factor = inv_freq.to(device), factor
@@ -253,8 +267,9 @@ class LabModel(nn.Module):
                 if cfg.scheme == "alibi":
                     bias = alibi_bias(cfg.n_heads, T, T, causal=True, backend="torch", device=device)
                 else:
-                    bias = sandwich_bias(T, T, cfg.d_model, n_heads=cfg.n_heads, causal=True, backend="torch",
-                                         device=device)
+                    bias = sandwich_bias(
+                        T, T, cfg.d_model, n_heads=cfg.n_heads, causal=True, backend="torch", device=device
+                    )
                 self._fixed_bias[key] = bias.float()[None]
             ctx.bias = self._fixed_bias[key]
         elif cfg.scheme == "t5":
@@ -266,7 +281,7 @@ class LabModel(nn.Module):
     def forward(self, idx: torch.Tensor, modifier: str | None = None, return_weights: bool = False):
         """Logits ``(B, T, vocab)`` for byte ids ``idx`` ``(B, T)``; with ``return_weights`` also a list of
         per-layer attention weights ``(B, n_heads, T, T)``."""
-        B, T = idx.shape
+        _B, T = idx.shape
         limit = self.max_len()
         if limit is not None and T > limit:
             raise ValueError(f"a {self.cfg.scheme!r} model has no positions beyond {limit}; got an input of length {T}")

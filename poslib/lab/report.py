@@ -18,9 +18,10 @@ Two schemes are **tied** when their perplexities differ by less than 3 %.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["growth", "ranking", "category", "claim_verdicts", "EXTRAPOLATES", "GRACEFUL", "TIE"]
+__all__ = ["EXTRAPOLATES", "GRACEFUL", "TIE", "category", "claim_verdicts", "growth", "ranking"]
 
 EXTRAPOLATES, GRACEFUL, TIE = 1.05, 1.5, 0.03
 ROPE_VARIANTS = ("rope+pi", "rope+ntk", "rope+dynamic", "rope+yarn", "rope+logn")
@@ -33,8 +34,10 @@ def _ppl(results: dict[str, Any], scheme: str, multiple: int) -> float | None:
         raise ValueError(f"scheme {scheme!r} is not in these results; they have {list(results['ppl'])}")
     L = multiple * results["config"]["train_len"]
     if L not in results["config"]["eval_lens"]:
-        raise ValueError(f"multiple {multiple} × train_len = {L} was not evaluated; eval_lens are "
-                         f"{list(results['config']['eval_lens'])}")
+        raise ValueError(
+            f"multiple {multiple} × train_len = {L} was not evaluated; eval_lens are "
+            f"{list(results['config']['eval_lens'])}"
+        )
     return results["ppl"][scheme][str(L)]
 
 
@@ -45,13 +48,15 @@ def growth(results: dict[str, Any], scheme: str, multiple: int = 8) -> float | N
 
 
 def category(g: float | None) -> str:
-    """"extrapolates", "degrades gracefully", "does not extrapolate" or "not defined" for a growth ``g``."""
+    """ "extrapolates", "degrades gracefully", "does not extrapolate" or "not defined" for a growth ``g``."""
     if g is None:
         return "not defined"
     return "extrapolates" if g <= EXTRAPOLATES else "degrades gracefully" if g <= GRACEFUL else "does not extrapolate"
 
 
-def ranking(results: dict[str, Any], multiple: int = 8, schemes: Sequence[str] | None = None) -> list[tuple[str, float]]:
+def ranking(
+    results: dict[str, Any], multiple: int = 8, schemes: Sequence[str] | None = None
+) -> list[tuple[str, float]]:
     """``(scheme, ppl)`` at ``multiple`` × L_train, best (lowest) first; schemes not defined there are left out."""
     names = list(schemes) if schemes is not None else list(results["ppl"])
     values = [(s, _ppl(results, s, multiple)) for s in names]
@@ -74,15 +79,21 @@ def claim_verdicts(results: dict[str, Any], multiple: int = 8) -> dict[str, str]
     """
     have = set(results["ppl"])
     out: dict[str, str] = {}
-    for scheme, source in (("rope", "000 §5.3 / 001 §4: RoPE extrapolates well"),
-                           ("sinusoidal", "001 §2.4: sinusoidal encodings extrapolate to longer inputs"),
-                           ("alibi", "000 §7.3: ALiBi extrapolates well"),
-                           ("learned", "000 §3.1.4: a learned table cannot go beyond its length")):
+    for scheme, source in (
+        ("rope", "000 §5.3 / 001 §4: RoPE extrapolates well"),
+        ("sinusoidal", "001 §2.4: sinusoidal encodings extrapolate to longer inputs"),
+        ("alibi", "000 §7.3: ALiBi extrapolates well"),
+        ("learned", "000 §3.1.4: a learned table cannot go beyond its length"),
+    ):
         if scheme not in have:
             continue
         cat = category(growth(results, scheme, multiple))
-        holds = {"extrapolates": "holds", "degrades gracefully": "partly holds",
-                 "does not extrapolate": "does not hold", "not defined": "does not hold"}[cat]
+        holds = {
+            "extrapolates": "holds",
+            "degrades gracefully": "partly holds",
+            "does not extrapolate": "does not hold",
+            "not defined": "does not hold",
+        }[cat]
         if scheme == "learned":
             holds = "holds" if cat == "not defined" else "does not hold"
             out[scheme] = f"{source} → {holds}: beyond L_train the model has no positions (perplexity not defined)."
@@ -104,8 +115,12 @@ def claim_verdicts(results: dict[str, Any], multiple: int = 8) -> dict[str, str]
         elif best_all == "rope+ntk" or "rope+ntk" in tied_all:
             overall, holds = "and ties for the best of the methods 000 §6.2 lists", "partly holds"
         else:
-            overall, holds = f"but of the methods 000 §6.2 lists, {best_all} is the best", (
-                "partly holds" if best == "rope+ntk" or "rope+ntk" in tied else "does not hold")
-        out["rope+ntk"] = (f"000 §6.2: NTK-RoPE is the strongest without fine-tuning → {holds}: "
-                           f"at {multiple}× L_train {among}, {overall}.")
+            overall, holds = (
+                f"but of the methods 000 §6.2 lists, {best_all} is the best",
+                ("partly holds" if best == "rope+ntk" or "rope+ntk" in tied else "does not hold"),
+            )
+        out["rope+ntk"] = (
+            f"000 §6.2: NTK-RoPE is the strongest without fine-tuning → {holds}: "
+            f"at {multiple}× L_train {among}, {overall}."
+        )
     return out

@@ -31,9 +31,10 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -42,7 +43,7 @@ import torch.nn.functional as F
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus
 from .model import SCHEMES, LabModel, ModelConfig, split_scheme
 
-__all__ = ["LabConfig", "train_model", "evaluate", "run_lab", "summary_table", "attention_profile"]
+__all__ = ["LabConfig", "attention_profile", "evaluate", "run_lab", "summary_table", "train_model"]
 
 DEFAULT_EVAL_MULTIPLES = (1, 2, 4, 8, 16)
 
@@ -76,8 +77,16 @@ class LabConfig:
             split_scheme(name)
         if len(set(self.schemes)) != len(self.schemes):
             raise ValueError(f"schemes contains duplicates: {list(self.schemes)}")
-        for name in ("train_len", "batch_size", "d_model", "n_layers", "n_heads", "n_eval_spans",
-                     "eval_batch_tokens", "threads"):
+        for name in (
+            "train_len",
+            "batch_size",
+            "d_model",
+            "n_layers",
+            "n_heads",
+            "n_eval_spans",
+            "eval_batch_tokens",
+            "threads",
+        ):
             _check_int(name, getattr(self, name), minimum=1)
         _check_int("steps", self.steps, minimum=0)
         _check_int("warmup_steps", self.warmup_steps, minimum=0)
@@ -90,14 +99,18 @@ class LabConfig:
         object.__setattr__(self, "seeds", tuple(self.seeds))
         for s in self.seeds:
             _check_int("seeds", s, minimum=0)
-        lens = self.eval_lens if self.eval_lens is not None else tuple(m * self.train_len for m in DEFAULT_EVAL_MULTIPLES)
+        lens = (
+            self.eval_lens if self.eval_lens is not None else tuple(m * self.train_len for m in DEFAULT_EVAL_MULTIPLES)
+        )
         if isinstance(lens, int) or not lens:
             raise ValueError(f"eval_lens must be a non-empty sequence of integers, got {lens!r}")
         for L in lens:
             _check_int("eval_lens", L, minimum=1)
             if L % self.train_len:
-                raise ValueError(f"eval_lens must be multiples of train_len={self.train_len} "
-                                 f"(the scaled-RoPE factors are L / train_len), got {L}")
+                raise ValueError(
+                    f"eval_lens must be multiples of train_len={self.train_len} "
+                    f"(the scaled-RoPE factors are L / train_len), got {L}"
+                )
         object.__setattr__(self, "eval_lens", tuple(sorted(set(lens))))
         if self.device not in ("cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"device must be 'cpu' or 'cuda[:n]', got {self.device!r}")
@@ -110,8 +123,9 @@ class LabConfig:
     def model_config(self, scheme: str) -> ModelConfig:
         """The :class:`ModelConfig` of the model trained for ``scheme`` (variants share their base's)."""
         base, _ = split_scheme(scheme)
-        return ModelConfig(scheme=base, train_len=self.train_len, d_model=self.d_model, n_layers=self.n_layers,
-                           n_heads=self.n_heads)
+        return ModelConfig(
+            scheme=base, train_len=self.train_len, d_model=self.d_model, n_layers=self.n_layers, n_heads=self.n_heads
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for the results file."""
@@ -149,8 +163,9 @@ def _lr_at(step: int, cfg: LabConfig) -> float:
     return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))  # cosine down to lr/10
 
 
-def train_model(scheme: str, cfg: LabConfig, corpus: Corpus, seed: int,
-                progress: Callable[[int, float], None] | None = None) -> tuple[LabModel, dict[str, Any]]:
+def train_model(
+    scheme: str, cfg: LabConfig, corpus: Corpus, seed: int, progress: Callable[[int, float], None] | None = None
+) -> tuple[LabModel, dict[str, Any]]:
     """Train the model for ``scheme`` (its base scheme) and return it with a training record.
 
     The record holds the loss every step (``losses``), the median and all step
@@ -162,8 +177,11 @@ def train_model(scheme: str, cfg: LabConfig, corpus: Corpus, seed: int,
     model = LabModel(cfg.model_config(scheme)).to(device)
     decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and not n.startswith(("t5.", "wpe."))]
     no_decay = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and not n.startswith(("t5.", "wpe.")))]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.95))
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=cfg.lr,
+        betas=(0.9, 0.95),
+    )
     batches = batch_generator(corpus.train, cfg.batch_size, cfg.train_len, seed)
     losses, step_ms = [], []
     model.train()
@@ -184,15 +202,24 @@ def train_model(scheme: str, cfg: LabConfig, corpus: Corpus, seed: int,
         if progress is not None:
             progress(step, losses[-1])
     model.eval()
-    record = {"losses": losses, "step_ms_median": statistics.median(step_ms) if step_ms else None,
-              "train_seconds": time.perf_counter() - start, "train_cpu_seconds": time.process_time() - cpu_start,
-              "n_params": model.n_params()}
+    record = {
+        "losses": losses,
+        "step_ms_median": statistics.median(step_ms) if step_ms else None,
+        "train_seconds": time.perf_counter() - start,
+        "train_cpu_seconds": time.process_time() - cpu_start,
+        "n_params": model.n_params(),
+    }
     return model, record
 
 
 @torch.no_grad()
-def evaluate(model: LabModel, spans: torch.Tensor, eval_lens: tuple[int, ...], modifier: str | None = None,
-             batch_tokens: int = 8192) -> dict[int, float | None]:
+def evaluate(
+    model: LabModel,
+    spans: torch.Tensor,
+    eval_lens: tuple[int, ...],
+    modifier: str | None = None,
+    batch_tokens: int = 8192,
+) -> dict[int, float | None]:
     """Perplexity at each length in ``eval_lens`` on non-overlapping windows cut from ``spans``.
 
     ``spans`` is ``(n_spans, span_len + 1)`` (see :func:`poslib.lab.data.eval_spans`);
@@ -213,12 +240,12 @@ def evaluate(model: LabModel, spans: torch.Tensor, eval_lens: tuple[int, ...], m
         total, count = 0.0, 0
         per_batch = max(1, batch_tokens // L)
         for i in range(0, x.shape[0], per_batch):
-            xb, yb = x[i:i + per_batch].to(device), y[i:i + per_batch].to(device)
+            xb, yb = x[i : i + per_batch].to(device), y[i : i + per_batch].to(device)
             if modifier == "dynamic":
                 # one pass per block of train_len, with the base for the block's end (see module docstring)
                 for end in range(train_len, L + 1, train_len):
-                    logits = model(xb[:, :end], modifier="dynamic")[:, end - train_len:end]
-                    nll = F.cross_entropy(logits.flatten(0, 1), yb[:, end - train_len:end].flatten(), reduction="sum")
+                    logits = model(xb[:, :end], modifier="dynamic")[:, end - train_len : end]
+                    nll = F.cross_entropy(logits.flatten(0, 1), yb[:, end - train_len : end].flatten(), reduction="sum")
                     total += float(nll)
             else:
                 logits = model(xb, modifier=modifier)
@@ -250,8 +277,14 @@ def attention_profile(model: LabModel, window: torch.Tensor, modifier: str | Non
 def _versions() -> dict[str, str]:
     import poslib
 
-    return {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": np.__version__,
-            "poslib": poslib.__version__, "platform": platform.platform(), "machine": platform.machine()}
+    return {
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "poslib": poslib.__version__,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+    }
 
 
 def _peak_memory_mib(device: torch.device) -> float:
@@ -260,8 +293,14 @@ def _peak_memory_mib(device: torch.device) -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 
-def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = False,
-            progress_interval: float = 0.5, keep_models: bool = False) -> dict[str, Any]:
+def run_lab(
+    cfg: LabConfig,
+    corpus: Corpus | None = None,
+    *,
+    progress: bool = False,
+    progress_interval: float = 0.5,
+    keep_models: bool = False,
+) -> dict[str, Any]:
     """Train every needed model for every seed, evaluate every scheme, return the results dictionary.
 
     The dictionary (what ``--out`` writes as JSON) holds ``config``, ``versions``,
@@ -287,8 +326,11 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
             for base in bases:
                 bar = _progress_bar(f"{base} (seed {seed})", cfg.steps, progress_interval) if progress else None
                 # refresh=False: the postfix is drawn with the bar's next redraw, not on every step
-                update = ((lambda step, loss: (bar.set_postfix(loss=f"{loss:.3f}", refresh=False), bar.update(1)))
-                          if bar else None)
+                update = (
+                    (lambda step, loss, bar=bar: (bar.set_postfix(loss=f"{loss:.3f}", refresh=False), bar.update(1)))
+                    if bar
+                    else None
+                )
                 model, record = train_model(base, cfg, corpus, seed, update)
                 if bar:
                     bar.close()
@@ -299,7 +341,7 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
                         ppl = evaluate(model, spans, cfg.eval_lens, modifier, cfg.eval_batch_tokens)
                         runs[scheme][str(seed)] = {"ppl": {str(L): v for L, v in ppl.items()}}
                 record["eval_seconds"] = time.perf_counter() - t_eval
-                train_records[base][str(seed)] = {k: v for k, v in record.items()}
+                train_records[base][str(seed)] = dict(record.items())
                 if keep_models:
                     models[(base, seed)] = model
     results: dict[str, Any] = {
@@ -308,7 +350,10 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
         "versions": _versions(),
         "corpus": corpus.describe(),
         "protocol": "non-overlapping windows; every length scores the same validation bytes",
-        "ppl": {}, "ppl_std": {}, "runs": runs, "training": train_records,
+        "ppl": {},
+        "ppl_std": {},
+        "runs": runs,
+        "training": train_records,
     }
     for scheme in cfg.schemes:
         results["ppl"][scheme], results["ppl_std"][scheme] = {}, {}
@@ -316,14 +361,16 @@ def run_lab(cfg: LabConfig, corpus: Corpus | None = None, *, progress: bool = Fa
             values = [runs[scheme][str(s)]["ppl"][str(L)] for s in cfg.seeds]
             defined = None not in values
             results["ppl"][scheme][str(L)] = statistics.fmean(values) if defined else None
-            results["ppl_std"][scheme][str(L)] = (statistics.stdev(values) if defined and len(values) > 1 else None)
+            results["ppl_std"][scheme][str(L)] = statistics.stdev(values) if defined and len(values) > 1 else None
     step_ms = [r["step_ms_median"] for b in bases for r in train_records[b].values() if r["step_ms_median"]]
     results["timings"] = {
         "total_seconds": time.perf_counter() - t_start,
         # CPU seconds of this process: on a shared machine, the wall time an idle one would take (one thread)
         "total_cpu_seconds": time.process_time() - cpu_start,
-        "step_ms_median": {b: statistics.median([r["step_ms_median"] for r in train_records[b].values()])
-                           if cfg.steps else None for b in bases},
+        "step_ms_median": {
+            b: statistics.median([r["step_ms_median"] for r in train_records[b].values()]) if cfg.steps else None
+            for b in bases
+        },
         "step_ms_median_all": statistics.median(step_ms) if step_ms else None,
         "peak_memory_mib": _peak_memory_mib(device),
         "note": "wall-clock on a shared machine: compare ratios within one run, not across runs",

@@ -10,4 +10,4 @@ One module per notebook holds that notebook's LivePlots.
 
 from ._live import LivePlot, all_live_plots, interact, render_png
 
-__all__ = ["LivePlot", "interact", "render_png", "all_live_plots"]
+__all__ = ["LivePlot", "all_live_plots", "interact", "render_png"]

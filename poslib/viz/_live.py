@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-__all__ = ["LivePlot", "interact", "render_png", "all_live_plots"]
+__all__ = ["LivePlot", "all_live_plots", "interact", "render_png"]
 
 
 def render_png(fig: Figure, dpi: int = 80) -> bytes:
@@ -36,7 +36,9 @@ class LivePlot:
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.defaults)
         if unknown:
-            raise TypeError(f"{type(self).__name__} has no parameter(s) {sorted(unknown)}; it has {sorted(self.defaults)}")
+            raise TypeError(
+                f"{type(self).__name__} has no parameter(s) {sorted(unknown)}; it has {sorted(self.defaults)}"
+            )
         self.params: dict[str, Any] = {**self.defaults, **params}
         self.fig: Figure = self.build()
 
@@ -52,7 +54,9 @@ class LivePlot:
         """Set some parameters and redraw in place; returns the same figure object."""
         unknown = set(params) - set(self.defaults)
         if unknown:
-            raise TypeError(f"{type(self).__name__} has no parameter(s) {sorted(unknown)}; it has {sorted(self.defaults)}")
+            raise TypeError(
+                f"{type(self).__name__} has no parameter(s) {sorted(unknown)}; it has {sorted(self.defaults)}"
+            )
         self.params.update(params)
         self.redraw()
         return self.fig

@@ -26,7 +26,7 @@ MAX_HEADS = 64
 
 def _split(n_heads: int) -> int:
     """How many of the paper's slopes come from the power-of-two sequence (the rest are interleaved extras)."""
-    return 2 ** int(math.floor(math.log2(n_heads)))
+    return 2 ** math.floor(math.log2(n_heads))
 
 
 class AlibiBiasPlot(LivePlot):
@@ -38,24 +38,28 @@ class AlibiBiasPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"n_heads": 8, "head": 1, "causal": True}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"head": 8}, {"causal": False}, {"n_heads": 12, "head": 10}, {"n_heads": 40, "head": 33},
+        {"head": 8},
+        {"causal": False},
+        {"n_heads": 12, "head": 10},
+        {"n_heads": 40, "head": 33},
         {"n_heads": 8, "head": 1, "causal": True},
     ]
     seq_len = 24
 
     def build(self) -> Figure:
-        fig, (a_bias, a_slopes) = plt.subplots(1, 2, figsize=(11.5, 4.3), layout="constrained",
-                                               gridspec_kw={"width_ratios": [1, 1.2]})
+        fig, (a_bias, a_slopes) = plt.subplots(
+            1, 2, figsize=(11.5, 4.3), layout="constrained", gridspec_kw={"width_ratios": [1, 1.2]}
+        )
         cmap = plt.get_cmap("viridis").with_extremes(bad="0.85")
         self.im = a_bias.imshow(np.zeros((self.seq_len, self.seq_len)), cmap=cmap, vmin=-1, vmax=0)
         sparse_colorbar(fig, self.im, a_bias, "bias −m·|i − j|", shrink=1.0)
         a_bias.set(xlabel="key position j", ylabel="query position i")
         self.a_bias = a_bias
-        self.main, = a_slopes.semilogy([], [], "o", color="C0", label="2^(−8h/p), p = largest power of two ≤ n")
-        self.extra, = a_slopes.semilogy([], [], "s", color="C1", label="extras: odd terms of the 2p sequence")
-        self.chosen, = a_slopes.semilogy([], [], "o", ms=14, mfc="none", mec="C3", mew=2, label="shown head")
-        a_slopes.set(xlabel="head h", ylabel="slope m_h", xlim=(0, MAX_HEADS + 1), ylim=(2 ** -12, 1.5))
-        a_slopes.set_yticks([2.0 ** -k for k in range(0, 9)], ["1"] + [f"1/{2 ** k}" for k in range(1, 9)])
+        (self.main,) = a_slopes.semilogy([], [], "o", color="C0", label="2^(−8h/p), p = largest power of two ≤ n")
+        (self.extra,) = a_slopes.semilogy([], [], "s", color="C1", label="extras: odd terms of the 2p sequence")
+        (self.chosen,) = a_slopes.semilogy([], [], "o", ms=14, mfc="none", mec="C3", mew=2, label="shown head")
+        a_slopes.set(xlabel="head h", ylabel="slope m_h", xlim=(0, MAX_HEADS + 1), ylim=(2**-12, 1.5))
+        a_slopes.set_yticks([2.0**-k for k in range(0, 9)], ["1"] + [f"1/{2**k}" for k in range(1, 9)])
         a_slopes.minorticks_off()
         a_slopes.legend(fontsize=7, loc="lower left")  # below the smallest slope, 2⁻⁸
         self.a_slopes = a_slopes
@@ -90,7 +94,11 @@ class AlibiReachPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"n_heads": 8, "length": 1024}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"n_heads": 4}, {"n_heads": 12}, {"length": 256}, {"n_heads": 32, "length": 4096}, {"n_heads": 8, "length": 1024},
+        {"n_heads": 4},
+        {"n_heads": 12},
+        {"length": 256},
+        {"n_heads": 32, "length": 4096},
+        {"n_heads": 8, "length": 1024},
     ]
 
     def build(self) -> Figure:
@@ -100,8 +108,8 @@ class AlibiReachPlot(LivePlot):
         a_w.set(xlabel="distance to the key (tokens)", ylabel="attention weight", ylim=(1e-7, 1.5))
         a_w.minorticks_off()
         self.a_w = a_w
-        self.reach, = a_r.semilogy([], [], "o-", color="C0", label="90 % of the weight within")
-        self.reach99, = a_r.semilogy([], [], "s--", color="C2", label="99 % of the weight within")
+        (self.reach,) = a_r.semilogy([], [], "o-", color="C0", label="90 % of the weight within")
+        (self.reach99,) = a_r.semilogy([], [], "s--", color="C2", label="99 % of the weight within")
         self.length_line = a_r.axhline(1, color="C3", ls=":", label="sequence length")
         a_r.set(xlabel="head h", ylabel="distance (tokens)", ylim=(0.5, 3e4))
         a_r.minorticks_off()

@@ -25,7 +25,7 @@ from ..xpos import xpos_scale
 from ._live import LivePlot
 from .relative import freeze_layout
 
-__all__ = ["UnseenAnglePlot", "EntropyPlot", "ScalingPlot", "scaling_configs", "XposDecayPlot", "BiasCurvesPlot"]
+__all__ = ["BiasCurvesPlot", "EntropyPlot", "ScalingPlot", "UnseenAnglePlot", "XposDecayPlot", "scaling_configs"]
 
 
 TWO_PI = 2 * np.pi
@@ -43,7 +43,10 @@ class UnseenAnglePlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"infer_len": 8192, "pair": 48}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"infer_len": 4096}, {"infer_len": 16384}, {"pair": 60}, {"infer_len": 2048, "pair": 40},
+        {"infer_len": 4096},
+        {"infer_len": 16384},
+        {"pair": 60},
+        {"infer_len": 2048, "pair": 40},
         {"infer_len": 32768, "pair": 55},
     ]
     head_dim, base, train_len = 128, 10000.0, 2048
@@ -51,27 +54,38 @@ class UnseenAnglePlot(LivePlot):
     def build(self) -> Figure:
         self.theta = rope_frequencies(self.head_dim, self.base)
         self.i = np.arange(len(self.theta))
-        fig, (a_turns, a_new, a_circle) = plt.subplots(1, 3, figsize=(13, 3.8), layout="constrained",
-                                                       gridspec_kw={"width_ratios": [1.3, 1.3, 1]})
-        a_turns.semilogy(self.i, (self.train_len - 1) * self.theta / TWO_PI, color="C0",
-                         label=f"training, L = {self.train_len}")
-        self.infer_line, = a_turns.semilogy(self.i, self.theta, color="C3", label="inference, L'")
-        self.marks, = a_turns.plot([], [], "o", color="C3", ms=3, label="pairs meeting new angles")
+        fig, (a_turns, a_new, a_circle) = plt.subplots(
+            1, 3, figsize=(13, 3.8), layout="constrained", gridspec_kw={"width_ratios": [1.3, 1.3, 1]}
+        )
+        a_turns.semilogy(
+            self.i, (self.train_len - 1) * self.theta / TWO_PI, color="C0", label=f"training, L = {self.train_len}"
+        )
+        (self.infer_line,) = a_turns.semilogy(self.i, self.theta, color="C3", label="inference, L'")
+        (self.marks,) = a_turns.plot([], [], "o", color="C3", ms=3, label="pairs meeting new angles")
         a_turns.axhline(1, color="0.4", ls=":", lw=1)
         a_turns.text(1, 1.3, "one full turn", fontsize=8, color="0.3")
-        a_turns.set(title="Turns over the context, per pair", xlabel="pair index i",
-                    ylabel="turns (L − 1)·θᵢ / 2π", ylim=(1e-2, 1e4))
+        a_turns.set(
+            title="Turns over the context, per pair",
+            xlabel="pair index i",
+            ylabel="turns (L − 1)·θᵢ / 2π",
+            ylim=(1e-2, 1e4),
+        )
         self.turns_legend = a_turns.legend(fontsize=7, loc="lower left")
         a_turns.minorticks_off()
         a_turns.set_yticks([1e-2, 1, 1e2, 1e4])  # tick labels are most of a redraw's cost
         self.bars = a_new.stairs(np.zeros_like(self.theta), np.arange(len(self.theta) + 1) - 0.5, fill=True, color="C3")
-        a_new.set(title="New angle at L' (never seen in training)", xlabel="pair index i",
-                  ylabel="unseen arc (degrees)", ylim=(0, 370), xlim=(-1, len(self.i)))
+        a_new.set(
+            title="New angle at L' (never seen in training)",
+            xlabel="pair index i",
+            ylabel="unseen arc (degrees)",
+            ylim=(0, 370),
+            xlim=(-1, len(self.i)),
+        )
         self.count = a_new.text(0.02, 0.95, "", transform=a_new.transAxes, va="top", fontsize=8)
         ring = np.linspace(0, TWO_PI, 200)
         a_circle.plot(np.cos(ring), np.sin(ring), color="0.85", lw=6)
-        self.seen_arc, = a_circle.plot([], [], color="C0", lw=6, label="seen in training")
-        self.new_arc, = a_circle.plot([], [], color="C3", lw=6, label="new at L'")
+        (self.seen_arc,) = a_circle.plot([], [], color="C0", lw=6, label="seen in training")
+        (self.new_arc,) = a_circle.plot([], [], color="C3", lw=6, label="new at L'")
         a_circle.set(xlim=(-1.3, 1.3), ylim=(-1.3, 1.5), aspect="equal", xlabel="cos(angle)", ylabel="sin(angle)")
         a_circle.set_xticks([-1, 0, 1])
         a_circle.set_yticks([-1, 0, 1])
@@ -94,8 +108,11 @@ class UnseenAnglePlot(LivePlot):
         self.seen_arc.set_data(np.cos(arc), np.sin(arc))
         arc = np.linspace(seen, seen + unseen[pair], 200)
         self.new_arc.set_data(np.cos(arc), np.sin(arc))
-        self.a_circle.set_title(f"pair {pair}: wavelength {TWO_PI / self.theta[pair]:,.0f} tokens\n"
-                                f"new arc {np.degrees(unseen[pair]):.0f}° at L' = {infer_len}", fontsize=9)
+        self.a_circle.set_title(
+            f"pair {pair}: wavelength {TWO_PI / self.theta[pair]:,.0f} tokens\n"
+            f"new arc {np.degrees(unseen[pair]):.0f}° at L' = {infer_len}",
+            fontsize=9,
+        )
 
 
 class EntropyPlot(LivePlot):
@@ -108,19 +125,27 @@ class EntropyPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"train_len": 512, "score_std": 2.5}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"train_len": 128}, {"train_len": 1024}, {"score_std": 1.5}, {"score_std": 3.0}, {"train_len": 512, "score_std": 2.5},
+        {"train_len": 128},
+        {"train_len": 1024},
+        {"score_std": 1.5},
+        {"score_std": 3.0},
+        {"train_len": 512, "score_std": 2.5},
     ]
-    lengths = [2 ** k for k in range(4, 15)]
+    lengths = [2**k for k in range(4, 15)]
 
     def build(self) -> Figure:
         n = np.array(self.lengths)
         fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
         ax.semilogx(n, np.log(n), color="0.6", ls=":", label="ln n (uniform attention)")
-        self.plain, = ax.semilogx(n, np.zeros(len(n)), "o-", color="C3", label="plain softmax")
-        self.scaled, = ax.semilogx(n, np.zeros(len(n)), "s-", color="C0", label="× log n / log L (log-n scaling)")
+        (self.plain,) = ax.semilogx(n, np.zeros(len(n)), "o-", color="C3", label="plain softmax")
+        (self.scaled,) = ax.semilogx(n, np.zeros(len(n)), "s-", color="C0", label="× log n / log L (log-n scaling)")
         self.train_mark = ax.axvline(1, color="0.3", ls="--", lw=1)
-        ax.set(xlabel="number of keys n (tokens)", ylabel="entropy of an attention row (nats)", ylim=(0, 10.5),
-               xlim=(self.lengths[0] / 1.3, self.lengths[-1] * 1.3))
+        ax.set(
+            xlabel="number of keys n (tokens)",
+            ylabel="entropy of an attention row (nats)",
+            ylim=(0, 10.5),
+            xlim=(self.lengths[0] / 1.3, self.lengths[-1] * 1.3),
+        )
         ax.set_xscale("log", base=2)
         ax.legend(fontsize=8, loc="upper left")
         self.ax = ax
@@ -132,8 +157,11 @@ class EntropyPlot(LivePlot):
         self.plain.set_ydata(attention_entropy_vs_length(self.lengths, score_std=std))
         self.scaled.set_ydata(attention_entropy_vs_length(self.lengths, L, score_std=std))
         self.train_mark.set_xdata([L, L])
-        self.ax.set_title(f"Attention entropy against length (training length L = {L}, score std {std:g}, "
-                          f"√ln L = {np.sqrt(np.log(L)):.2f})", fontsize=9)
+        self.ax.set_title(
+            f"Attention entropy against length (training length L = {L}, score std {std:g}, "
+            f"√ln L = {np.sqrt(np.log(L)):.2f})",
+            fontsize=9,
+        )
 
 
 def scaling_configs(factor: float, original: int) -> dict[str, dict[str, Any]]:
@@ -143,8 +171,13 @@ def scaling_configs(factor: float, original: int) -> dict[str, dict[str, Any]]:
         "NTK-aware": {"rope_type": "ntk", "factor": factor},
         "dynamic NTK": {"rope_type": "dynamic", "factor": factor, "original_max_position_embeddings": original},
         "YaRN": {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": original},
-        "Llama-3": {"rope_type": "llama3", "factor": factor, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                    "original_max_position_embeddings": original},
+        "Llama-3": {
+            "rope_type": "llama3",
+            "factor": factor,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": original,
+        },
     }
 
 
@@ -157,11 +190,20 @@ class ScalingPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"factor": 8.0, "current_len": 16384}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"factor": 2.0}, {"factor": 16.0}, {"current_len": 4096}, {"current_len": 65536}, {"factor": 8.0, "current_len": 16384},
+        {"factor": 2.0},
+        {"factor": 16.0},
+        {"current_len": 4096},
+        {"current_len": 65536},
+        {"factor": 8.0, "current_len": 16384},
     ]
     head_dim, base, original = 128, 10000.0, 4096
-    styles = {"PI (linear)": ("C1", "-"), "NTK-aware": ("C2", "-"), "dynamic NTK": ("C2", ":"),
-              "YaRN": ("C4", "-"), "Llama-3": ("C5", "--")}
+    styles = {
+        "PI (linear)": ("C1", "-"),
+        "NTK-aware": ("C2", "-"),
+        "dynamic NTK": ("C2", ":"),
+        "YaRN": ("C4", "-"),
+        "Llama-3": ("C5", "--"),
+    }
 
     def build(self) -> Figure:
         self.theta = rope_frequencies(self.head_dim, self.base)
@@ -170,8 +212,8 @@ class ScalingPlot(LivePlot):
         a_wave.semilogy(i, TWO_PI / self.theta, color="k", lw=2.5, label="default RoPE")
         self.waves, self.ratios = {}, {}
         for name, (color, ls) in self.styles.items():
-            self.waves[name], = a_wave.semilogy(i, TWO_PI / self.theta, color=color, ls=ls, label=name)
-            self.ratios[name], = a_ratio.semilogy(i, np.ones_like(self.theta), color=color, ls=ls, label=name)
+            (self.waves[name],) = a_wave.semilogy(i, TWO_PI / self.theta, color=color, ls=ls, label=name)
+            (self.ratios[name],) = a_ratio.semilogy(i, np.ones_like(self.theta), color=color, ls=ls, label=name)
         a_wave.axhline(self.original, color="0.4", ls=":", lw=1)
         self.long_line = a_wave.axhline(self.original, color="C3", ls=":", lw=1)
         self.long_text = a_wave.text(1, self.original, "", color="C3", fontsize=8, va="bottom")
@@ -212,7 +254,11 @@ class XposDecayPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"gamma": 0.4, "scale_base": 512}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"gamma": 0.1}, {"gamma": 0.9}, {"scale_base": 128}, {"scale_base": 2048}, {"gamma": 0.4, "scale_base": 512},
+        {"gamma": 0.1},
+        {"gamma": 0.9},
+        {"scale_base": 128},
+        {"scale_base": 2048},
+        {"gamma": 0.4, "scale_base": 512},
     ]
     head_dim = 64
     pairs = (0, 8, 16, 24, 31)
@@ -220,8 +266,9 @@ class XposDecayPlot(LivePlot):
 
     def build(self) -> Figure:
         fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
-        self.lines = [ax.semilogy(self.distance, np.ones(len(self.distance)), label=f"pair i = {i}")[0]
-                      for i in self.pairs]
+        self.lines = [
+            ax.semilogy(self.distance, np.ones(len(self.distance)), label=f"pair i = {i}")[0] for i in self.pairs
+        ]
         ax.set(xlabel="distance Δ = n − m (tokens)", ylabel="decay factor ζᵢ^(Δ/scale_base)", ylim=(1e-4, 1.5))
         ax.legend(fontsize=8, loc="lower left")
         ax.minorticks_off()
@@ -233,7 +280,7 @@ class XposDecayPlot(LivePlot):
         gamma, base = float(self.params["gamma"]), float(self.params["scale_base"])
         # the factor on a score is the query's ζ^(n/B) times the key's ζ^(−m/B); with the key at 0 that is ζ^(Δ/B)
         decay = xpos_scale(self.distance, self.head_dim, scale_base=base, gamma=gamma)
-        for line, i in zip(self.lines, self.pairs):
+        for line, i in zip(self.lines, self.pairs, strict=True):
             line.set_ydata(decay[:, i])
         self.ax.set_title(f"XPOS decay per pair (d = {self.head_dim}, γ = {gamma:g}, scale_base = {base:g})")
 
@@ -247,7 +294,11 @@ class BiasCurvesPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"r1": 2.0, "power_r2": 0.5, "log_r2": 1.0}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"r1": 1.0}, {"power_r2": 1.0}, {"power_r2": 0.2}, {"log_r2": 0.1}, {"r1": 4.0, "log_r2": 4.0},
+        {"r1": 1.0},
+        {"power_r2": 1.0},
+        {"power_r2": 0.2},
+        {"log_r2": 0.1},
+        {"r1": 4.0, "log_r2": 4.0},
     ]
     max_distance, sandwich_dim = 512, 128
 
@@ -255,15 +306,27 @@ class BiasCurvesPlot(LivePlot):
         self.distance = np.arange(self.max_distance + 1.0)
         fig, ax = plt.subplots(figsize=(8, 4.2), layout="constrained")
         for h, slope in [(1, alibi_slopes(8)[3]), (8, alibi_slopes(8)[7])]:
-            ax.plot(self.distance, -slope * self.distance, color="k", ls="--" if h == 1 else ":", lw=1.2,
-                    label=f"ALiBi, slope 1/{1 / slope:g}")
+            ax.plot(
+                self.distance,
+                -slope * self.distance,
+                color="k",
+                ls="--" if h == 1 else ":",
+                lw=1.2,
+                label=f"ALiBi, slope 1/{1 / slope:g}",
+            )
         # Sandwich for heads 8 of 8: the sinusoidal inner product minus its peak, divided by 8·8/8
         sandwich = sandwich_bias(1, self.max_distance + 1, self.sandwich_dim, n_heads=8)[7, 0]
-        ax.plot(self.distance, sandwich[::-1], color="C2", lw=1.2, label=f"Sandwich (d = {self.sandwich_dim}, head 8/8)")
-        self.power, = ax.plot(self.distance, np.zeros_like(self.distance), color="C0", lw=2, label="KERPLE power")
-        self.log, = ax.plot(self.distance, np.zeros_like(self.distance), color="C1", lw=2, label="KERPLE log")
-        ax.set(xlabel="distance |i − j| (tokens)", ylabel="bias added to the score", ylim=(-40, 2),
-               title="Distance penalties (view clipped at −40)")
+        ax.plot(
+            self.distance, sandwich[::-1], color="C2", lw=1.2, label=f"Sandwich (d = {self.sandwich_dim}, head 8/8)"
+        )
+        (self.power,) = ax.plot(self.distance, np.zeros_like(self.distance), color="C0", lw=2, label="KERPLE power")
+        (self.log,) = ax.plot(self.distance, np.zeros_like(self.distance), color="C1", lw=2, label="KERPLE log")
+        ax.set(
+            xlabel="distance |i − j| (tokens)",
+            ylabel="bias added to the score",
+            ylim=(-40, 2),
+            title="Distance penalties (view clipped at −40)",
+        )
         self.legend = ax.legend(fontsize=8, loc="lower left")
         self.ax = ax
         self.redraw()

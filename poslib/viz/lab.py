@@ -7,13 +7,14 @@ knobs of this notebook are training runs, not cheap redraws.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["perplexity_figure", "attention_profile_figure", "SCHEME_STYLE"]
+__all__ = ["SCHEME_STYLE", "attention_profile_figure", "perplexity_figure"]
 
 # One colour per family: RoPE and its inference-time variants share blues and dashes.
 SCHEME_STYLE: dict[str, dict[str, Any]] = {
@@ -35,8 +36,9 @@ SCHEME_STYLE: dict[str, dict[str, Any]] = {
 }
 
 
-def perplexity_figure(results: dict[str, Any], schemes: Sequence[str] | None = None, *,
-                      ylim: tuple[float, float] | None = None) -> Figure:
+def perplexity_figure(
+    results: dict[str, Any], schemes: Sequence[str] | None = None, *, ylim: tuple[float, float] | None = None
+) -> Figure:
     """Validation perplexity against evaluation length (log₂ x axis), one line per scheme.
 
     Error bars (± one standard deviation over seeds) appear when the run had
@@ -51,9 +53,9 @@ def perplexity_figure(results: dict[str, Any], schemes: Sequence[str] | None = N
     for name in schemes:
         ys = [results["ppl"][name][str(L)] for L in lens]
         sds = [results["ppl_std"][name][str(L)] for L in lens]
-        xs = [L for L, y in zip(lens, ys) if y is not None]
+        xs = [L for L, y in zip(lens, ys, strict=True) if y is not None]
         yv = [y for y in ys if y is not None]
-        err = [sd for sd, y in zip(sds, ys) if y is not None]
+        err = [sd for sd, y in zip(sds, ys, strict=True) if y is not None]
         style = {"ls": "-", "marker": "o", **SCHEME_STYLE.get(name, {})}
         if any(e is not None for e in err):
             ax.errorbar(xs, yv, yerr=[e or 0.0 for e in err], capsize=3, label=name, **style)
@@ -62,9 +64,15 @@ def perplexity_figure(results: dict[str, Any], schemes: Sequence[str] | None = N
         finite += yv
         if len(xs) < len(lens) and xs:
             missing = lens[len(xs)]
-            ax.annotate(f"{name}: not defined\nbeyond {train_len}", xy=(xs[-1], yv[-1]), xytext=(missing, yv[-1]),
-                        fontsize=8, color=style.get("color", "k"), va="center",
-                        arrowprops=dict(arrowstyle="-", color=style.get("color", "k"), lw=0.8, ls=":"))
+            ax.annotate(
+                f"{name}: not defined\nbeyond {train_len}",
+                xy=(xs[-1], yv[-1]),
+                xytext=(missing, yv[-1]),
+                fontsize=8,
+                color=style.get("color", "k"),
+                va="center",
+                arrowprops=dict(arrowstyle="-", color=style.get("color", "k"), lw=0.8, ls=":"),
+            )
     ax.axvline(train_len, color="k", lw=1, ls=":")
     ax.text(train_len, 1.01, r" $L_{train}$", transform=ax.get_xaxis_transform(), fontsize=9, va="bottom")
     ax.set_xscale("log", base=2)
@@ -80,8 +88,15 @@ def perplexity_figure(results: dict[str, Any], schemes: Sequence[str] | None = N
         clipped = [n for n in schemes if any(v is not None and v > top for v in results["ppl"][n].values())]
         for k, name in enumerate(clipped):
             worst = max(v for v in results["ppl"][name].values() if v is not None)
-            ax.annotate(f"{name} off the chart (up to {worst:.0f})", xy=(0.99, 0.97 - 0.05 * k), xycoords="axes fraction",
-                        ha="right", va="top", fontsize=8, color=SCHEME_STYLE.get(name, {}).get("color", "k"))
+            ax.annotate(
+                f"{name} off the chart (up to {worst:.0f})",
+                xy=(0.99, 0.97 - 0.05 * k),
+                xycoords="axes fraction",
+                ha="right",
+                va="top",
+                fontsize=8,
+                color=SCHEME_STYLE.get(name, {}).get("color", "k"),
+            )
     ax.set_xlabel("evaluation length L (bytes; log scale)")
     ax.set_ylabel("validation perplexity (bytes)")
     ax.set_title(f"Trained at L_train = {train_len}, evaluated on non-overlapping windows of L", fontsize=11)
@@ -106,9 +121,15 @@ def attention_profile_figure(profiles: dict[str, dict[str, dict[str, np.ndarray]
     for k, (scheme, label, prof) in enumerate(entries):
         color = SCHEME_STYLE.get(scheme, {}).get("color", None)
         alpha = 0.45 if label.startswith("1") else 1.0
-        for ax, key in zip(axes, ("distance", "entropy")):
-            ax.bar(x + (k - (len(entries) - 1) / 2) * width, prof[key].ravel(), width, color=color, alpha=alpha,
-                   label=f"{scheme} at {label}")
+        for ax, key in zip(axes, ("distance", "entropy"), strict=True):
+            ax.bar(
+                x + (k - (len(entries) - 1) / 2) * width,
+                prof[key].ravel(),
+                width,
+                color=color,
+                alpha=alpha,
+                label=f"{scheme} at {label}",
+            )
     ticks = [f"L{layer}·h{head}" for layer in range(n_layers) for head in range(n_heads)]
     axes[0].axhline(train_len, color="k", ls=":", lw=1)
     axes[0].text(0.01, train_len, " L_train", transform=axes[0].get_yaxis_transform(), va="bottom", fontsize=8)

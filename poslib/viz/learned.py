@@ -10,7 +10,8 @@ all-MiniLM-L6-v2's learned table. :func:`table_heatmaps` and
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -21,7 +22,7 @@ from ..sinusoidal import sinusoidal_table
 from ._live import LivePlot
 from .why_position import freeze_layout
 
-__all__ = ["default_tables", "SimilarityRowPlot", "table_heatmaps", "offset_profiles_figure"]
+__all__ = ["SimilarityRowPlot", "default_tables", "offset_profiles_figure", "table_heatmaps"]
 
 MINILM = "all-MiniLM-L6-v2 (learned)"
 SINUSOIDAL = "sinusoidal (d = 384)"
@@ -57,8 +58,13 @@ class SimilarityRowPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"position": 100, "table": ""}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"position": 0}, {"position": 5}, {"position": 200}, {"position": 511}, {"table": SINUSOIDAL},
-        {"position": 60}, {"table": MINILM, "position": 100},
+        {"position": 0},
+        {"position": 5},
+        {"position": 200},
+        {"position": 511},
+        {"table": SINUSOIDAL},
+        {"position": 60},
+        {"table": MINILM, "position": 100},
     ]
 
     def __init__(self, tables: Mapping[str, Any] | None = None, **params: Any) -> None:
@@ -76,17 +82,20 @@ class SimilarityRowPlot(LivePlot):
         return name
 
     def build(self) -> Figure:
-        fig, (ax_s, ax_r) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained",
-                                         gridspec_kw={"width_ratios": [1, 1.3]})
+        fig, (ax_s, ax_r) = plt.subplots(
+            1, 2, figsize=(10, 4), layout="constrained", gridspec_kw={"width_ratios": [1, 1.3]}
+        )
         self.ax_s, self.ax_r = ax_s, ax_r
         self.im = ax_s.imshow(np.eye(2), vmin=-1, vmax=1, cmap="RdBu_r", interpolation="nearest")
         fig.colorbar(self.im, ax=ax_s, shrink=0.85, label=r"$\cos\angle(p_m, p_n)$", ticks=[-1, 0, 1])
         self.hline = ax_s.axhline(0, color="k", lw=1, ls="--")
         ax_s.set(xlabel="position n", ylabel="position m")
-        self.row_line, = ax_r.plot([], [], color="C0", lw=1.2)
-        self.row_dot, = ax_r.plot([], [], "o", color="C3", ms=5, label="n = m (always 1)")
+        (self.row_line,) = ax_r.plot([], [], color="C0", lw=1.2)
+        (self.row_dot,) = ax_r.plot([], [], "o", color="C3", ms=5, label="n = m (always 1)")
         ax_r.axhline(0, color="0.7", lw=0.8)
-        ax_r.set(ylim=(-1.05, 1.05), xlabel="position n", ylabel=r"$\cos\angle(p_m, p_n)$", yticks=[-1, -0.5, 0, 0.5, 1])
+        ax_r.set(
+            ylim=(-1.05, 1.05), xlabel="position n", ylabel=r"$\cos\angle(p_m, p_n)$", yticks=[-1, -0.5, 0, 0.5, 1]
+        )
         ax_r.legend(loc="lower right", fontsize=8)
         self.redraw()
         return freeze_layout(fig)
@@ -109,11 +118,14 @@ class SimilarityRowPlot(LivePlot):
 
 
 def table_heatmaps(tables: Mapping[str, Any], *, max_dims: int | None = None) -> Figure:
-    """One heatmap per table (position × dimension), each with its own symmetric colour scale (99th percentile of |value|) and colour bar."""
+    """One heatmap per table (position × dimension).
+
+    Each has its own symmetric colour scale (99th percentile of |value|) and colour bar.
+    """
     if not tables:
         raise ValueError("tables must name at least one table")
     fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.6), layout="constrained", squeeze=False)
-    for ax, (name, table) in zip(axes[0], tables.items()):
+    for ax, (name, table) in zip(axes[0], tables.items(), strict=True):
         t = _as_numpy(table, name)
         if max_dims is not None:
             t = t[:, :max_dims]
@@ -134,7 +146,10 @@ def offset_profiles_figure(tables: Mapping[str, Any], max_offset: int = 128) -> 
         k = min(max_offset, s.shape[0] - 1)
         ax.plot(np.arange(k + 1), offset_profile(s, k), marker="." if k < 40 else None, label=name)
     ax.axhline(0, color="0.7", lw=0.8)
-    ax.set(title="How similar are two positions a distance k apart? (mean over all pairs)",
-           xlabel="distance k = |m − n| (positions)", ylabel=r"mean $\cos\angle(p_m, p_{m+k})$")
+    ax.set(
+        title="How similar are two positions a distance k apart? (mean over all pairs)",
+        xlabel="distance k = |m − n| (positions)",
+        ylabel=r"mean $\cos\angle(p_m, p_{m+k})$",
+    )
     ax.legend(fontsize=8)
     return fig

@@ -7,7 +7,8 @@ a row of labelled heatmaps with colour bars for the static figures.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -19,7 +20,7 @@ from ..sinusoidal import sinusoidal_encode
 from ..t5 import t5_relative_bucket, t5_relative_positions
 from ._live import LivePlot
 
-__all__ = ["heatmap_row", "freeze_layout", "sparse_colorbar", "T5BucketPlot", "DebertaPlot", "deberta_demo_inputs"]
+__all__ = ["DebertaPlot", "T5BucketPlot", "deberta_demo_inputs", "freeze_layout", "heatmap_row", "sparse_colorbar"]
 
 
 def sparse_colorbar(fig: Figure, mappable: Any, ax: Any, label: str, *, shrink: float = 0.85, n_ticks: int = 5) -> Any:
@@ -45,15 +46,24 @@ def freeze_layout(fig: Figure) -> Figure:
     return fig
 
 
-def heatmap_row(mats: Sequence[np.ndarray], titles: Sequence[str], *, xlabel: str = "key position j",
-                ylabel: str = "query position i", suptitle: str | None = None, cmap: str = "RdBu_r",
-                symmetric: bool = True, cbar_label: str = "value", width: float = 3.4) -> Figure:
+def heatmap_row(
+    mats: Sequence[np.ndarray],
+    titles: Sequence[str],
+    *,
+    xlabel: str = "key position j",
+    ylabel: str = "query position i",
+    suptitle: str | None = None,
+    cmap: str = "RdBu_r",
+    symmetric: bool = True,
+    cbar_label: str = "value",
+    width: float = 3.4,
+) -> Figure:
     """One figure, one heatmap per matrix, each with its own colour bar (symmetric around 0 by default)."""
     if len(mats) != len(titles) or not mats:
         raise ValueError(f"mats and titles must be non-empty and of equal length, got {len(mats)} and {len(titles)}")
     fig, axes = plt.subplots(1, len(mats), figsize=(width * len(mats), width * 0.95), layout="constrained")
     axes = np.atleast_1d(axes)
-    for ax, m, title in zip(axes, mats, titles):
+    for ax, m, title in zip(axes, mats, titles, strict=True):
         m = np.asarray(m, dtype=float)
         lim = float(np.abs(m).max()) or 1.0
         kw = {"vmin": -lim, "vmax": lim} if symmetric else {}
@@ -74,33 +84,40 @@ class T5BucketPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"num_buckets": 32, "max_distance": 128, "bidirectional": True}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"num_buckets": 16}, {"max_distance": 64}, {"bidirectional": False},
-        {"num_buckets": 64, "max_distance": 256}, {"num_buckets": 32, "max_distance": 128, "bidirectional": True},
+        {"num_buckets": 16},
+        {"max_distance": 64},
+        {"bidirectional": False},
+        {"num_buckets": 64, "max_distance": 256},
+        {"num_buckets": 32, "max_distance": 128, "bidirectional": True},
     ]
     span = 300  # relative positions −span … span on the left panel
     n_tokens = 160  # tokens on each side of the matrix
 
     def _buckets(self) -> tuple[np.ndarray, np.ndarray]:
         p = self.params
-        kw = {"bidirectional": bool(p["bidirectional"]), "num_buckets": int(p["num_buckets"]),
-              "max_distance": int(p["max_distance"])}
+        kw = {
+            "bidirectional": bool(p["bidirectional"]),
+            "num_buckets": int(p["num_buckets"]),
+            "max_distance": int(p["max_distance"]),
+        }
         return t5_relative_bucket(self.rel, **kw), t5_relative_bucket(self.rel_matrix, **kw)
 
     def build(self) -> Figure:
         self.rel = np.arange(-self.span, self.span + 1)
         self.rel_matrix = t5_relative_positions(self.n_tokens)
-        fig, (ax, ax_m) = plt.subplots(1, 2, figsize=(11, 4), layout="constrained",
-                                       gridspec_kw={"width_ratios": [1.5, 1]})
+        fig, (ax, ax_m) = plt.subplots(
+            1, 2, figsize=(11, 4), layout="constrained", gridspec_kw={"width_ratios": [1.5, 1]}
+        )
         curve, matrix = self._buckets()
         (self.line,) = ax.step(self.rel, curve, where="mid", color="C0", lw=1.5)
-        self.marks = [ax.axvline(0, color=c, ls=ls, lw=0.9) for c, ls in
-                      [("C2", "--"), ("C2", "--"), ("C3", ":"), ("C3", ":")]]
+        self.marks = [
+            ax.axvline(0, color=c, ls=ls, lw=0.9) for c, ls in [("C2", "--"), ("C2", "--"), ("C3", ":"), ("C3", ":")]
+        ]
         self.top = ax.axhline(0, color="gray", lw=0.8)
         ax.set(xlabel="relative position r = key − query", ylabel="bucket index", xlim=(-self.span, self.span))
         self.ax = ax
         self.im = ax_m.imshow(matrix, cmap="viridis", interpolation="nearest")
-        ax_m.set(title="bucket of each (query, key) pair", xlabel="key position j",
-                 ylabel="query position i")
+        ax_m.set(title="bucket of each (query, key) pair", xlabel="key position j", ylabel="query position i")
         sparse_colorbar(fig, self.im, ax_m, "bucket index")
         self._decorate(curve, matrix)
         return freeze_layout(fig)
@@ -109,7 +126,7 @@ class T5BucketPlot(LivePlot):
         p = self.params
         nb, md, bidi = int(p["num_buckets"]), int(p["max_distance"]), bool(p["bidirectional"])
         max_exact = (nb // 2 if bidi else nb) // 2
-        for line, x in zip(self.marks, [-max_exact, max_exact, -md, md]):
+        for line, x in zip(self.marks, [-max_exact, max_exact, -md, md], strict=True):
             line.set_xdata([x, x])
         self.top.set_ydata([nb - 1, nb - 1])
         self.ax.set_ylim(-1, nb + 1)
@@ -168,10 +185,12 @@ class DebertaPlot(LivePlot):
         t = self.terms()
         fig, axes = plt.subplots(1, 3, figsize=(12, 3.9), layout="constrained")
         self.ims = {}
-        spec = [("delta", "row δ(i, j) of P used", "viridis"),
-                ("c2p", "content→position  q_c,i · k_r,δ(i,j)", "RdBu_r"),
-                ("p2c", "position→content  k_c,j · q_r,δ(j,i)", "RdBu_r")]
-        for ax, (key, title, cmap) in zip(axes, spec):
+        spec = [
+            ("delta", "row δ(i, j) of P used", "viridis"),
+            ("c2p", "content→position  q_c,i · k_r,δ(i,j)", "RdBu_r"),
+            ("p2c", "position→content  k_c,j · q_r,δ(j,i)", "RdBu_r"),
+        ]
+        for ax, (key, title, cmap) in zip(axes, spec, strict=True):
             self.ims[key] = ax.imshow(t[key], cmap=cmap, interpolation="nearest")
             ax.set(title=title, xlabel="key position j", ylabel="query position i")
             ax.locator_params(nbins=4)
@@ -191,8 +210,9 @@ class DebertaPlot(LivePlot):
         for key in ("c2p", "p2c"):
             self.ims[key].set_data(t[key])
             self.ims[key].set_clim(-lim, lim)
-        self.fig.suptitle(f"DeBERTa disentangled attention, clipping distance k = {k}: "
-                          f"pairs with |i − j| ≥ {k} share the end rows")
+        self.fig.suptitle(
+            f"DeBERTa disentangled attention, clipping distance k = {k}: pairs with |i − j| ≥ {k} share the end rows"
+        )
 
     def redraw(self) -> None:
         self._set(self.terms())

@@ -19,7 +19,7 @@ from ..rope import rope_decay_bound, rope_frequencies, rope_matrix
 from ._live import LivePlot
 from .relative import freeze_layout, sparse_colorbar
 
-__all__ = ["RotatingPairsPlot", "RopeMatrixPlot", "DecayBoundPlot", "WavelengthPlot", "naive_cos"]
+__all__ = ["DecayBoundPlot", "RopeMatrixPlot", "RotatingPairsPlot", "WavelengthPlot", "naive_cos"]
 
 _DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
 
@@ -50,7 +50,11 @@ class RotatingPairsPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"position": 12, "offset": 3}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"position": 40}, {"position": 400}, {"offset": 10}, {"position": 3000}, {"position": 12, "offset": 3},
+        {"position": 40},
+        {"position": 400},
+        {"offset": 10},
+        {"position": 3000},
+        {"position": 12, "offset": 3},
     ]
     head_dim, base = 64, 10000.0
     pairs = (0, 10, 20, 31)
@@ -65,16 +69,21 @@ class RotatingPairsPlot(LivePlot):
         fig, axes = plt.subplots(1, len(self.pairs), figsize=(3.1 * len(self.pairs), 3.6), layout="constrained")
         circle = np.linspace(0, 2 * np.pi, 200)
         self.artists = []
-        for ax, i, th in zip(axes, self.pairs, self.theta):
+        for ax, i, th in zip(axes, self.pairs, self.theta, strict=True):
             ax.plot(np.cos(circle), np.sin(circle), color="0.85", lw=1)
             ax.plot([0, self.start[0]], [0, self.start[1]], color="0.6", ls="--", lw=1)
-            trail, = ax.plot([], [], color="C0", lw=0.6, alpha=0.35)
-            q, = ax.plot([], [], color="C0", lw=2.5, marker="o", markevery=[1], label="query at m")
-            k, = ax.plot([], [], color="C3", lw=2.5, marker="o", markevery=[1], label="key at m − offset")
+            (trail,) = ax.plot([], [], color="C0", lw=0.6, alpha=0.35)
+            (q,) = ax.plot([], [], color="C0", lw=2.5, marker="o", markevery=[1], label="query at m")
+            (k,) = ax.plot([], [], color="C3", lw=2.5, marker="o", markevery=[1], label="key at m − offset")
             text = ax.text(0, -1.5, "", ha="center", va="top", fontsize=8)
-            ax.set(xlim=(-1.25, 1.25), ylim=(-1.9, 1.25), aspect="equal",
-                   xlabel=f"dim {2 * i}", ylabel=f"dim {2 * i + 1}",
-                   title=f"pair i = {i}: θ = {th:.3g}\nwavelength {2 * np.pi / th:,.0f} tokens")
+            ax.set(
+                xlim=(-1.25, 1.25),
+                ylim=(-1.9, 1.25),
+                aspect="equal",
+                xlabel=f"dim {2 * i}",
+                ylabel=f"dim {2 * i + 1}",
+                title=f"pair i = {i}: θ = {th:.3g}\nwavelength {2 * np.pi / th:,.0f} tokens",
+            )
             ax.set_xticks([])  # the unit circle is the scale; tick labels would only cost redraw time
             ax.set_yticks([])
             self.artists.append((trail, q, k, text))
@@ -86,14 +95,15 @@ class RotatingPairsPlot(LivePlot):
     def redraw(self) -> None:
         m, off = int(self.params["position"]), int(self.params["offset"])
         trail_pos = np.arange(0, m + 1)
-        for (trail, q, k, text), th in zip(self.artists, self.theta):
+        for (trail, q, k, text), th in zip(self.artists, self.theta, strict=True):
             tq, tk = self._tip(np.array(m * th)), self._tip(np.array((m - off) * th))
             trail.set_data(*self._tip(trail_pos * th).T)
             q.set_data([0, tq[0]], [0, tq[1]])
             k.set_data([0, tk[0]], [0, tk[1]])
             between = (off * th + np.pi) % (2 * np.pi) - np.pi
-            text.set_text(f"m·θ = {m * th:.2f} rad = {m * th / (2 * np.pi):.2f} turns\n"
-                          f"angle key→query = {between:+.3f} rad")
+            text.set_text(
+                f"m·θ = {m * th:.2f} rad = {m * th / (2 * np.pi):.2f} turns\nangle key→query = {between:+.3f} rad"
+            )
         self.fig.suptitle(f"RoPE turns each pair by m·θ_i: query at m = {m}, key at m − {off} = {m - off}")
 
 
@@ -105,18 +115,19 @@ class RopeMatrixPlot(LivePlot):
     head_dim, base = 16, 10000.0
 
     def build(self) -> Figure:
-        fig, (ax, ax_a) = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained",
-                                       gridspec_kw={"width_ratios": [1.15, 1]})
-        self.im = ax.imshow(rope_matrix(0, self.head_dim, self.base), cmap="RdBu_r", vmin=-1, vmax=1,
-                            interpolation="nearest")
+        fig, (ax, ax_a) = plt.subplots(
+            1, 2, figsize=(10, 4.2), layout="constrained", gridspec_kw={"width_ratios": [1.15, 1]}
+        )
+        self.im = ax.imshow(
+            rope_matrix(0, self.head_dim, self.base), cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest"
+        )
         ax.set(xlabel="input dimension", ylabel="output dimension")
         sparse_colorbar(fig, self.im, ax, "matrix entry")
         self.ax = ax
         idx = np.arange(self.head_dim // 2)
-        self.cos_line, = ax_a.plot(idx, np.ones(len(idx)), "o-", label="cos(m·θ_i)")
-        self.sin_line, = ax_a.plot(idx, np.zeros(len(idx)), "s-", label="sin(m·θ_i)")
-        ax_a.set(ylim=(-1.1, 1.1), xlabel="pair index i", ylabel="value",
-                 title="the entries of block i")
+        (self.cos_line,) = ax_a.plot(idx, np.ones(len(idx)), "o-", label="cos(m·θ_i)")
+        (self.sin_line,) = ax_a.plot(idx, np.zeros(len(idx)), "s-", label="sin(m·θ_i)")
+        ax_a.set(ylim=(-1.1, 1.1), xlabel="pair index i", ylabel="value", title="the entries of block i")
         ax_a.legend(loc="lower right", fontsize=8)
         self.fig = fig
         self.redraw()
@@ -146,13 +157,22 @@ class DecayBoundPlot(LivePlot):
     def build(self) -> Figure:
         self.r = np.unique(np.round(np.geomspace(1, self.max_distance, 900)))
         fig, (ax, ax_s) = plt.subplots(1, 2, figsize=(11, 3.9), layout="constrained")
-        self.bound_line, = ax.plot(self.r, self.r * 0, color="C0")
-        ax.set(xscale="log", xlabel="relative distance |m − n| (tokens)", ylabel="(2/d)·Σ_j |S_j|",
-               ylim=(0, (self.head_dim / 2 + 1) / 2 * 1.05))
-        self.score_line, = ax_s.plot(self.r, self.r * 0, color="C1", lw=0.8)
+        (self.bound_line,) = ax.plot(self.r, self.r * 0, color="C0")
+        ax.set(
+            xscale="log",
+            xlabel="relative distance |m − n| (tokens)",
+            ylabel="(2/d)·Σ_j |S_j|",
+            ylim=(0, (self.head_dim / 2 + 1) / 2 * 1.05),
+        )
+        (self.score_line,) = ax_s.plot(self.r, self.r * 0, color="C1", lw=0.8)
         ax_s.axhline(0, color="0.6", lw=0.8)
-        ax_s.set(xscale="log", xlabel="relative distance |m − n| (tokens)", ylabel="(2/d)·Σ_i cos(r·θ_i)",
-                 ylim=(-0.45, 1.05), title="an actual score: same pair at distance r")
+        ax_s.set(
+            xscale="log",
+            xlabel="relative distance |m − n| (tokens)",
+            ylabel="(2/d)·Σ_i cos(r·θ_i)",
+            ylim=(-0.45, 1.05),
+            title="an actual score: same pair at distance r",
+        )
         self.ax = ax
         self.fig = fig
         self.redraw()
@@ -171,18 +191,26 @@ class WavelengthPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"base": 10000.0, "train_len": 4096}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"train_len": 2048}, {"base": 500000.0}, {"train_len": 8192}, {"base": 10000.0, "train_len": 4096},
+        {"train_len": 2048},
+        {"base": 500000.0},
+        {"train_len": 8192},
+        {"base": 10000.0, "train_len": 4096},
     ]
     head_dim = 128
 
     def build(self) -> Figure:
         fig, ax = plt.subplots(figsize=(8, 3.9), layout="constrained")
         self.idx = np.arange(self.head_dim // 2)
-        self.full, = ax.plot([], [], "o", ms=4, color="C0", label="completes ≥ 1 turn within L_train")
-        self.partial, = ax.plot([], [], "o", ms=4, color="C3", label="never completes a turn")
+        (self.full,) = ax.plot([], [], "o", ms=4, color="C0", label="completes ≥ 1 turn within L_train")
+        (self.partial,) = ax.plot([], [], "o", ms=4, color="C3", label="never completes a turn")
         self.limit = ax.axhline(1, color="0.3", ls="--", lw=1, label="training length L_train")
-        ax.set(yscale="log", xlabel="pair index i", ylabel="wavelength 2π/θ_i (tokens)", ylim=(3, 1e7),
-               xlim=(-1, self.head_dim // 2))
+        ax.set(
+            yscale="log",
+            xlabel="pair index i",
+            ylabel="wavelength 2π/θ_i (tokens)",
+            ylim=(3, 1e7),
+            xlim=(-1, self.head_dim // 2),
+        )
         ax.legend(loc="upper left", fontsize=8)
         self.ax = ax
         self.fig = fig
@@ -196,5 +224,7 @@ class WavelengthPlot(LivePlot):
         self.full.set_data(self.idx[~slow], wl[~slow])
         self.partial.set_data(self.idx[slow], wl[slow])
         self.limit.set_ydata([n, n])
-        self.ax.set_title(f"base {b:,.0f}, d = {self.head_dim}, L_train = {n:,}: "
-                          f"{int(slow.sum())} of {len(wl)} pairs never complete a turn")
+        self.ax.set_title(
+            f"base {b:,.0f}, d = {self.head_dim}, L_train = {n:,}: "
+            f"{int(slow.sum())} of {len(wl)} pairs never complete a turn"
+        )

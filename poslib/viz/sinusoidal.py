@@ -23,7 +23,7 @@ from ..sinusoidal import sinusoidal_encode, sinusoidal_frequencies, sinusoidal_t
 from ._live import LivePlot
 from .why_position import freeze_layout
 
-__all__ = ["WavePairPlot", "DotDecayPlot", "dot_decay_curves", "cross_terms_figure"]
+__all__ = ["DotDecayPlot", "WavePairPlot", "cross_terms_figure", "dot_decay_curves"]
 
 
 class WavePairPlot(LivePlot):
@@ -37,24 +37,37 @@ class WavePairPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"pair": 4, "base": 10000.0}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"pair": 0}, {"pair": 1}, {"pair": 8}, {"pair": 16}, {"pair": 31}, {"base": 100.0}, {"pair": 4, "base": 10000.0},
+        {"pair": 0},
+        {"pair": 1},
+        {"pair": 8},
+        {"pair": 16},
+        {"pair": 31},
+        {"base": 100.0},
+        {"pair": 4, "base": 10000.0},
     ]
     dim, n_positions, n_samples = 64, 128, 600
 
     def build(self) -> Figure:
-        fig, (ax_t, ax_w) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained",
-                                         gridspec_kw={"width_ratios": [1, 1.35]})
+        fig, (ax_t, ax_w) = plt.subplots(
+            1, 2, figsize=(11, 3.8), layout="constrained", gridspec_kw={"width_ratios": [1, 1.35]}
+        )
         self.ax_t, self.ax_w = ax_t, ax_w
-        self.im = ax_t.imshow(np.zeros((self.dim, self.n_positions)), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1,
-                              interpolation="nearest")
+        self.im = ax_t.imshow(
+            np.zeros((self.dim, self.n_positions)),
+            aspect="auto",
+            cmap="RdBu_r",
+            vmin=-1,
+            vmax=1,
+            interpolation="nearest",
+        )
         fig.colorbar(self.im, ax=ax_t, shrink=0.85, label="PE value", ticks=[-1, 0, 1])
         self.box = Rectangle((-0.5, -0.5), self.n_positions, 2, fill=False, ec="k", lw=1.5)
         ax_t.add_patch(self.box)
         ax_t.set(xlabel="position p", ylabel="dimension (2i: sin, 2i+1: cos)", title="")
-        self.sin_line, = ax_w.plot([], [], color="C0", lw=1.3, label=r"$\sin(p\,\omega_i)$, dim 2i")
-        self.cos_line, = ax_w.plot([], [], color="C1", lw=1.3, label=r"$\cos(p\,\omega_i)$, dim 2i+1")
-        self.sin_dots, = ax_w.plot([], [], ".", color="C0", ms=4)
-        self.cos_dots, = ax_w.plot([], [], ".", color="C1", ms=4)
+        (self.sin_line,) = ax_w.plot([], [], color="C0", lw=1.3, label=r"$\sin(p\,\omega_i)$, dim 2i")
+        (self.cos_line,) = ax_w.plot([], [], color="C1", lw=1.3, label=r"$\cos(p\,\omega_i)$, dim 2i+1")
+        (self.sin_dots,) = ax_w.plot([], [], ".", color="C0", ms=4)
+        (self.cos_dots,) = ax_w.plot([], [], ".", color="C1", ms=4)
         self.periods = [ax_w.axvline(0, color="0.4", ls="--", lw=1) for _ in range(2)]
         ax_w.set(ylim=(-1.15, 1.45), xlabel="position p (tokens)", ylabel="PE value", yticks=[-1, 0, 1])
         ax_w.legend(loc="upper right", fontsize=8, ncol=2)
@@ -83,12 +96,16 @@ class WavePairPlot(LivePlot):
         for k, line in enumerate(self.periods, start=1):
             line.set_xdata([k * wavelength, k * wavelength])
         self.ax_w.set_xlim(0, span)
-        self.ax_w.set_title(f"pair i = {i}:  $\\omega_i$ = {omega:.3g},  "
-                            f"$\\lambda_i = 2\\pi\\cdot$base$^{{2i/d}}$ = {wavelength:,.1f} tokens", fontsize=10)
+        self.ax_w.set_title(
+            f"pair i = {i}:  $\\omega_i$ = {omega:.3g},  "
+            f"$\\lambda_i = 2\\pi\\cdot$base$^{{2i/d}}$ = {wavelength:,.1f} tokens",
+            fontsize=10,
+        )
 
 
-def dot_decay_curves(base: float, dim: int, max_offset: int, *, n_draws: int = 256, seed: int = 0,
-                     max_dim: int = 512) -> dict[str, np.ndarray]:
+def dot_decay_curves(
+    base: float, dim: int, max_offset: int, *, n_draws: int = 256, seed: int = 0, max_dim: int = 512
+) -> dict[str, np.ndarray]:
     """What :class:`DotDecayPlot` draws, for offsets k = 0 … max_offset.
 
     ``pe``: PE(0)·PE(k). ``one_draw``: the sources' experiment, (q + PE(0))·(k + PE(k))
@@ -109,8 +126,12 @@ def dot_decay_curves(base: float, dim: int, max_offset: int, *, n_draws: int = 2
     constant = (q0 * k[:, :dim]).sum(-1)  # (q + PE(0))·k does not depend on the key's position
     # (q + PE(0))·(k + PE(n)) = (q + PE(0))·PE(n) + (q + PE(0))·k; the mean over draws is linear in q,
     # so average q first instead of scoring every draw
-    return {"offsets": np.arange(max_offset + 1), "pe": pe @ pe[0], "one_draw": pe @ q0[0] + constant[0],
-            "mean_draws": pe @ q0.mean(0) + constant.mean()}
+    return {
+        "offsets": np.arange(max_offset + 1),
+        "pe": pe @ pe[0],
+        "one_draw": pe @ q0[0] + constant[0],
+        "mean_draws": pe @ q0.mean(0) + constant.mean(),
+    }
 
 
 @functools.lru_cache(maxsize=4)
@@ -126,20 +147,29 @@ class DotDecayPlot(LivePlot):
 
     defaults: ClassVar[dict[str, Any]] = {"base": 10000.0, "dim": 128}
     bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"base": 1000.0}, {"base": 100.0}, {"dim": 64}, {"dim": 512}, {"base": 100000.0}, {"base": 10000.0, "dim": 128},
+        {"base": 1000.0},
+        {"base": 100.0},
+        {"dim": 64},
+        {"dim": 512},
+        {"base": 100000.0},
+        {"base": 10000.0, "dim": 128},
     ]
     max_offset = 1000
 
     def build(self) -> Figure:
         fig, (ax_pe, ax_qk) = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
         self.ax_pe, self.ax_qk = ax_pe, ax_qk
-        self.pe_line, = ax_pe.plot([], [], color="C2", lw=1)
+        (self.pe_line,) = ax_pe.plot([], [], color="C2", lw=1)
         ax_pe.set(xlabel="offset k = n − m (positions)", ylabel="PE(m)·PE(m+k)", xlim=(0, self.max_offset))
-        self.one_line, = ax_qk.plot([], [], color="0.6", lw=0.8, label="one random q, k")
-        self.mean_line, = ax_qk.plot([], [], color="C0", lw=1.2, label="mean of 256 random pairs")
-        self.pe_ref, = ax_qk.plot([], [], color="C2", lw=1, ls="--", label="PE(0)·PE(k)")
-        ax_qk.set(xlabel="position of k (q stays at 0)", ylabel="(q + PE(0))·(k + PE(n))", xlim=(0, self.max_offset),
-                  title="the sources' experiment: q at 0, k moving away")
+        (self.one_line,) = ax_qk.plot([], [], color="0.6", lw=0.8, label="one random q, k")
+        (self.mean_line,) = ax_qk.plot([], [], color="C0", lw=1.2, label="mean of 256 random pairs")
+        (self.pe_ref,) = ax_qk.plot([], [], color="C2", lw=1, ls="--", label="PE(0)·PE(k)")
+        ax_qk.set(
+            xlabel="position of k (q stays at 0)",
+            ylabel="(q + PE(0))·(k + PE(n))",
+            xlim=(0, self.max_offset),
+            title="the sources' experiment: q at 0, k moving away",
+        )
         ax_qk.legend(loc="upper right", fontsize=8)
         self.redraw()
         return freeze_layout(fig)
@@ -150,7 +180,9 @@ class DotDecayPlot(LivePlot):
         k = c["offsets"]
         self.pe_line.set_data(k, c["pe"])
         self.ax_pe.set_ylim(c["pe"].min() - 0.05 * dim, dim / 2 * 1.05)
-        self.ax_pe.set_title(f"PE(m)·PE(m+k) = $\\sum_i \\cos(k\\,\\omega_i)$,  d = {dim}, base = {base:g}", fontsize=10)
+        self.ax_pe.set_title(
+            f"PE(m)·PE(m+k) = $\\sum_i \\cos(k\\,\\omega_i)$,  d = {dim}, base = {base:g}", fontsize=10
+        )
         self.one_line.set_data(k, c["one_draw"])
         self.mean_line.set_data(k, c["mean_draws"])
         self.pe_ref.set_data(k, c["pe"])
@@ -161,7 +193,10 @@ class DotDecayPlot(LivePlot):
 
 
 def cross_terms_figure(dim: int = 64, n: int = 64, *, seed: int = 0) -> tuple[Figure, dict[str, np.ndarray]]:
-    """Heatmaps of PE(m)·PE(n) and of PE(m)ᵀ W_qᵀ W_k PE(n) for random W_q, W_k ~ N(0, 1/d); returns (figure, matrices)."""
+    """Heatmaps of PE(m)·PE(n) and of PE(m)ᵀ W_qᵀ W_k PE(n) for random W_q, W_k ~ N(0, 1/d).
+
+    Returns (figure, matrices).
+    """
     check_even("dim", dim)
     check_positive_int("n", n)
     pe = sinusoidal_table(n, dim)
@@ -169,9 +204,11 @@ def cross_terms_figure(dim: int = 64, n: int = 64, *, seed: int = 0) -> tuple[Fi
     w_q, w_k = rng.standard_normal((2, dim, dim)) / np.sqrt(dim)
     mats = {"plain": pe @ pe.T, "projected": (pe @ w_q) @ (pe @ w_k).T}
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
-    titles = {"plain": "PE(m)·PE(n): constant along diagonals",
-              "projected": r"$(W_q\,\mathrm{PE}(m))\cdot(W_k\,\mathrm{PE}(n))$, random $W$"}
-    for ax, (name, mat) in zip(axes, mats.items()):
+    titles = {
+        "plain": "PE(m)·PE(n): constant along diagonals",
+        "projected": r"$(W_q\,\mathrm{PE}(m))\cdot(W_k\,\mathrm{PE}(n))$, random $W$",
+    }
+    for ax, (name, mat) in zip(axes, mats.items(), strict=True):
         lim = float(np.abs(mat).max())
         im = ax.imshow(mat, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
         fig.colorbar(im, ax=ax, shrink=0.85, label="score")

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from ..toy import PINYIN, TinySelfAttention, word_vectors
 from ._live import LivePlot
 
-__all__ = ["ORDERS", "permutation_views", "PermutationPlot", "freeze_layout"]
+__all__ = ["ORDERS", "PermutationPlot", "freeze_layout", "permutation_views"]
 
 ORDERS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(len(PINYIN))))
 DIM = 8
@@ -42,8 +42,9 @@ def freeze_layout(fig: Figure) -> Figure:
     return fig
 
 
-def permutation_views(order: tuple[int, ...], causal: bool, *, layer: TinySelfAttention | None = None,
-                      words: torch.Tensor | None = None) -> dict[str, np.ndarray]:
+def permutation_views(
+    order: tuple[int, ...], causal: bool, *, layer: TinySelfAttention | None = None, words: torch.Tensor | None = None
+) -> dict[str, np.ndarray]:
     """Run the layer on the words in ``order``; returns float64 arrays.
 
     ``weights`` (3, 3) and ``outputs`` (3, d) in the given order, and
@@ -71,26 +72,30 @@ class PermutationPlot(LivePlot):
     """
 
     defaults: ClassVar[dict[str, Any]] = {"order": (0, 1, 2), "causal": False}
-    bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"order": o} for o in ORDERS[1:]] + [{"causal": True, "order": (2, 1, 0)}, {"causal": False, "order": (0, 1, 2)}]
+    bench_values: ClassVar[list[dict[str, Any]]] = [{"order": o} for o in ORDERS[1:]] + [
+        {"causal": True, "order": (2, 1, 0)},
+        {"causal": False, "order": (0, 1, 2)},
+    ]
 
     def build(self) -> Figure:
         self.layer = TinySelfAttention(DIM, seed=0)
         self.words = word_vectors(DIM, seed=0)
         self.reference = permutation_views((0, 1, 2), False, layer=self.layer, words=self.words)
-        fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), layout="constrained",
-                                 gridspec_kw={"width_ratios": [1, 1, 1.6]})
+        fig, axes = plt.subplots(
+            1, 3, figsize=(11, 3.4), layout="constrained", gridspec_kw={"width_ratios": [1, 1, 1.6]}
+        )
         self.axes = axes
         n = len(PINYIN)
         self.images, self.texts = [], []
         titles = ("attention weights\n(sentence order)", "weights sorted back\nto wǒ ài nǐ", "outputs (sentence order)")
-        for ax, title, xlabel in zip(axes[:2], titles, ("key (attended-to token)", "key, word order")):
+        for ax, title, xlabel in zip(axes[:2], titles[:2], ("key (attended-to token)", "key, word order"), strict=True):
             im = ax.imshow(np.zeros((n, n)), vmin=0, vmax=1, cmap="viridis")
             fig.colorbar(im, ax=ax, shrink=0.8, label="weight $a_{m,n}$", ticks=[0, 0.5, 1])
             ax.set(title=title, xlabel=xlabel, ylabel="query token", xticks=range(n), yticks=range(n))
             self.images.append(im)
-            self.texts.append([[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(n)]
-                               for i in range(n)])
+            self.texts.append(
+                [[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(n)] for i in range(n)]
+            )
         axes[1].set_xticklabels(PINYIN)
         axes[1].set_yticklabels(PINYIN)
         lim = float(np.abs(self.reference["outputs"]).max()) * 1.1
@@ -108,7 +113,7 @@ class PermutationPlot(LivePlot):
         for ax in (self.axes[0], self.axes[2]):
             ax.set_yticklabels(labels)
         self.axes[0].set_xticklabels(labels)
-        for im, texts, w in zip(self.images, self.texts, (v["weights"], v["weights_sorted"])):
+        for im, texts, w in zip(self.images, self.texts, (v["weights"], v["weights_sorted"]), strict=True):
             im.set_data(w)
             for i, row in enumerate(texts):
                 for j, t in enumerate(row):
@@ -117,4 +122,6 @@ class PermutationPlot(LivePlot):
         self.out_im.set_data(v["outputs"])
         gap = np.abs(v["weights_sorted"] - self.reference["weights"]).max()
         verdict = "same weights as wǒ ài nǐ, permuted" if gap < 1e-12 else f"weights changed (max |Δ| = {gap:.2f})"
-        self.status.set_text(f"order: {' '.join(labels)}   ·   causal mask: {'on' if causal else 'off'}   ·   {verdict}")
+        self.status.set_text(
+            f"order: {' '.join(labels)}   ·   causal mask: {'on' if causal else 'off'}   ·   {verdict}"
+        )

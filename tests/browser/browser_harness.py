@@ -34,19 +34,26 @@ _WIDGET_CALL = re.compile(r"\binteract(?:ive)?\s*\(")
 _SLIDER = re.compile(r"Slider\s*\(")
 
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 # Waits are generous because the 2-core machine is shared with people executing notebooks,
 # but bounded so that a hang fails instead of eating CI's time.
-LAB_LOAD_MS = 90_000        # page load until the notebook's first cell is in the DOM
-RUN_ALL_MS = 150_000        # Run All until every cell has run
-FIGURE_CHANGE_MS = 45_000   # slider moved until the new picture is shown
-SERVER_START_S = 120        # `jupyter lab` started until /api/status answers (seconds)
+LAB_LOAD_MS = 90_000  # page load until the notebook's first cell is in the DOM
+RUN_ALL_MS = 150_000  # Run All until every cell has run
+FIGURE_CHANGE_MS = 45_000  # slider moved until the new picture is shown
+SERVER_START_S = 120  # `jupyter lab` started until /api/status answers (seconds)
 
 
 # ----------------------------------------------------------------------------- discovery
+
 
 @dataclass(frozen=True)
 class NotebookPlan:
@@ -57,7 +64,7 @@ class NotebookPlan:
 
     path: Path
     n_code: int
-    runnable: tuple[int, ...]      # code cells with a non-empty source (Run All executes them)
+    runnable: tuple[int, ...]  # code cells with a non-empty source (Run All executes them)
     widget_cells: tuple[int, ...]  # code cells that show a widget (controls, or a progress bar)
     interactive_cells: tuple[int, ...]  # widget cells that wire controls to a figure: interact(...)
     slider_cells: tuple[int, ...]  # interactive cells that build a slider
@@ -90,8 +97,9 @@ def plan_notebook(path: Path) -> NotebookPlan:
             if _SLIDER.search(src):
                 slider_cells.append(i)
     kernel = nb.metadata.get("kernelspec", {}).get("name", "python3")
-    return NotebookPlan(path, len(code), tuple(runnable), tuple(widget_cells), tuple(interactive_cells),
-                        tuple(slider_cells), kernel)
+    return NotebookPlan(
+        path, len(code), tuple(runnable), tuple(widget_cells), tuple(interactive_cells), tuple(slider_cells), kernel
+    )
 
 
 def widget_notebooks(folder: Path = NOTEBOOKS) -> list[NotebookPlan]:
@@ -100,7 +108,7 @@ def widget_notebooks(folder: Path = NOTEBOOKS) -> list[NotebookPlan]:
     for path in sorted(folder.glob("*.ipynb")):
         try:
             plan = plan_notebook(path)
-        except Exception:  # noqa: BLE001 - a notebook being written right now may be half-saved
+        except Exception:
             continue
         if plan.widget_cells:
             plans.append(plan)
@@ -147,7 +155,9 @@ plt.close(plot.fig)'''
         cells=[
             new_markdown_cell("# Browser-test harness\nA slider drives a figure through `poslib.viz.interact`."),
             new_code_cell(live_plot),
-            new_code_cell("# NBVAL_IGNORE_OUTPUT\ninteract(plot, k=widgets.IntSlider(value=1, min=1, max=6, description='k'))"),
+            new_code_cell(
+                "# NBVAL_IGNORE_OUTPUT\ninteract(plot, k=widgets.IntSlider(value=1, min=1, max=6, description='k'))"
+            ),
             new_code_cell(""),
             new_code_cell("print('after the slider')"),
         ],
@@ -161,6 +171,7 @@ plt.close(plot.fig)'''
 
 # ----------------------------------------------------------------------------- browser
 
+
 def find_chromium() -> str | None:
     """$POSLIB_CHROMIUM if set, else Debian's Chromium (what CI installs), else a chromium on PATH."""
     if "POSLIB_CHROMIUM" in os.environ:
@@ -173,6 +184,7 @@ def find_chromium() -> str | None:
 
 
 # ----------------------------------------------------------------------------- server
+
 
 def _quietly(fn, *args: Any) -> Any:
     """Call ``fn``; a request the server refuses or drops returns None (the test checks the page, not this)."""
@@ -214,8 +226,9 @@ class LabServer:
         return f"{self.url}/lab/tree/{relpath}?reset&token={self.token}"
 
     def api(self, method: str, path: str, timeout: float = 30) -> Any:
-        req = urllib.request.Request(f"{self.url}{path}", method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             body = resp.read()
         return json.loads(body) if body else None
@@ -244,22 +257,31 @@ class LabServer:
         for d in (settings, workspaces, config / "labconfig", data, runtime):
             d.mkdir(parents=True, exist_ok=True)
         # Front end: no news, no update checks (the announcements plugin is what asks for and fetches them).
-        (config / "labconfig" / "page_config.json").write_text(json.dumps(
-            {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+        (config / "labconfig" / "page_config.json").write_text(
+            json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+        )
         notif = settings / "@jupyterlab" / "apputils-extension"
         notif.mkdir(parents=True, exist_ok=True)
-        (notif / "notification.jupyterlab-settings").write_text(json.dumps(
-            {"fetchNews": "false", "checkForUpdates": False}))
+        (notif / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False})
+        )
 
         self.port, self.token = _free_port(), secrets.token_hex(24)
         cmd = [
-            sys.executable, "-m", "jupyterlab", "--no-browser",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
             f"--ServerApp.root_dir={self.root}",
             "--ServerApp.terminals_enabled=False",
-            f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={workspaces}",
+            f"--LabApp.user_settings_dir={settings}",
+            f"--LabApp.workspaces_dir={workspaces}",
             # Server side: no news feed and no version check, so nothing is fetched from the internet.
-            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             "--LabApp.extension_manager=readonly",
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -267,15 +289,18 @@ class LabServer:
         env = {
             **os.environ,
             "JUPYTER_TOKEN": self.token,  # not on the command line, where `ps` shows it
-            "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_DATA_DIR": str(data),
-            "JUPYTER_RUNTIME_DIR": str(runtime), "IPYTHONDIR": str(self.base / "ipython"),
+            "JUPYTER_CONFIG_DIR": str(config),
+            "JUPYTER_DATA_DIR": str(data),
+            "JUPYTER_RUNTIME_DIR": str(runtime),
+            "IPYTHONDIR": str(self.base / "ipython"),
             "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         }
         env.pop("JUPYTER_PATH", None)
         self.log_path = self.base / "jupyterlab.log"
-        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            cmd, cwd=self.root, env=env, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + SERVER_START_S
         while True:
             if self.proc.poll() is not None:
@@ -289,13 +314,18 @@ class LabServer:
                     return
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"jupyter lab did not answer /api/status within {SERVER_START_S} s:\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"jupyter lab did not answer /api/status within {SERVER_START_S} s:\n{self.log_tail()}"
+                )
             time.sleep(0.25)
 
     def api_json(self, method: str, path: str, body: dict, timeout: float = 60) -> Any:
-        req = urllib.request.Request(f"{self.url}{path}", method=method, data=json.dumps(body).encode(),
-                                     headers={"Authorization": f"token {self.token}",
-                                              "Content-Type": "application/json"})
+        req = urllib.request.Request(
+            f"{self.url}{path}",
+            method=method,
+            data=json.dumps(body).encode(),
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.loads(resp.read() or b"null")
 
@@ -319,10 +349,12 @@ class LabServer:
 
     def end_sessions(self, relpath: str | None = None, wait: bool = True) -> None:
         """End the sessions (and so the kernels) of ``relpath``, or all of them, so kernels do not pile up."""
+
         def run() -> None:
             for s in _quietly(self.api, "GET", "/api/sessions") or []:
                 if relpath is None or s.get("path") == relpath:
                     _quietly(self.api, "DELETE", f"/api/sessions/{s['id']}")
+
         if wait:
             run()
         else:
@@ -365,6 +397,7 @@ class LabServer:
 
 
 # ----------------------------------------------------------------------------- notebook in the page
+
 
 class NotebookFailure(AssertionError):
     """A notebook misbehaved in the browser; the message says where."""
@@ -467,12 +500,16 @@ def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, 
     # shows "No Kernel" makes JupyterLab ask "Select Kernel", and changing kernel drops the queue.
     # (The toolbar's execution indicator already reads idle during "No Kernel | Initializing".)
     try:
-        page.wait_for_function("""() => {
+        page.wait_for_function(
+            """() => {
             const name = document.querySelector('.jp-NotebookPanel-toolbar .jp-KernelName');
             const status = [...document.querySelectorAll('.jp-StatusBar-TextItem')].map(e => e.textContent.trim());
             return name && !/^(No Kernel|Kernel)?$/.test(name.textContent.trim())
                    && status.some(t => / [|] Idle$/.test(t) && !t.startsWith('No Kernel'));
-        }""", timeout=LAB_LOAD_MS, polling=200)
+        }""",
+            timeout=LAB_LOAD_MS,
+            polling=200,
+        )
     except Exception as err:
         _answer_kernel_dialog(page)
         _fail_on_dialog(page, plan, "while waiting for the kernel")
@@ -484,9 +521,11 @@ def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, 
     # finished). Both menu actions work on the whole notebook while its later cells are still
     # being attached to the page, so rendering and the kernel's work overlap.
     _menu(page, "Edit", "editmenu:clear-all")
-    page.wait_for_function(f"""() => !document.querySelector('{_CELLS} .jp-OutputArea-output') &&
+    page.wait_for_function(
+        f"""() => !document.querySelector('{_CELLS} .jp-OutputArea-output') &&
         ![...document.querySelectorAll('{_CELLS} .jp-InputPrompt')].some(e => /\\d/.test(e.textContent))""",
-                           timeout=LAB_LOAD_MS)
+        timeout=LAB_LOAD_MS,
+    )
     started = f"""() => [...document.querySelectorAll('{_CELLS} .jp-InputPrompt')]
                         .some(e => /\\[(\\*|\\d+)\\]/.test(e.textContent))"""
     for attempt in range(3):
@@ -526,10 +565,15 @@ def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, 
                 continue
             n_dom = page.locator(_CELLS).count()
             if n_dom != plan.n_code:
-                raise NotebookFailure(f"{plan.name}: the page shows {n_dom} code cells, the file has {plan.n_code}") from None
-            raise NotebookFailure(f"{plan.name}: Run All did not finish within {RUN_ALL_MS // 1000} s; "
-                                  f"prompts: {_prompts(page)}") from None
-        if page.locator(".jp-Dialog").count() and "Select Kernel" in (page.locator(".jp-Dialog").first.text_content() or ""):
+                raise NotebookFailure(
+                    f"{plan.name}: the page shows {n_dom} code cells, the file has {plan.n_code}"
+                ) from None
+            raise NotebookFailure(
+                f"{plan.name}: Run All did not finish within {RUN_ALL_MS // 1000} s; prompts: {_prompts(page)}"
+            ) from None
+        if page.locator(".jp-Dialog").count() and "Select Kernel" in (
+            page.locator(".jp-Dialog").first.text_content() or ""
+        ):
             _answer_kernel_dialog(page)  # the queued cells run once the kernel is chosen
             continue
         break
@@ -620,7 +664,10 @@ def _content(fp: str | bytes | None) -> object:
 
 
 def move_first_slider(page, plan: NotebookPlan, cell_index: int, shots: Path) -> Move:
-    """Move the cell's first slider with the keyboard (Right arrow, Left at the maximum); wait for its figure to change."""
+    """Move the cell's first slider with the keyboard and wait for its figure to change.
+
+    Right arrow, or Left at the maximum.
+    """
     cell = page.locator(".jp-NotebookPanel .jp-Notebook .jp-CodeCell").nth(cell_index)
     cell.scroll_into_view_if_needed()
     fig = _figure(cell)
@@ -630,8 +677,10 @@ def move_first_slider(page, plan: NotebookPlan, cell_index: int, shots: Path) ->
     # The first slider, moved with the arrow keys (noUiSlider's handle takes them). A cell without
     # a slider gets its first dropdown or checkbox changed the way a mouse does: in command mode
     # JupyterLab's own shortcuts take the arrow keys and letters before a <select> sees them.
-    handle, select, box = (cell.locator(sel) for sel in
-                           (".widget-slider .noUi-handle", ".widget-dropdown select", ".widget-checkbox input"))
+    handle, select, box = (
+        cell.locator(sel)
+        for sel in (".widget-slider .noUi-handle", ".widget-dropdown select", ".widget-checkbox input")
+    )
     if handle.count():
         control = handle.first
         read = lambda: control.get_attribute("aria-valuenow") or ""  # noqa: E731
@@ -655,7 +704,9 @@ def move_first_slider(page, plan: NotebookPlan, cell_index: int, shots: Path) ->
         def moves():
             yield lambda: control.click()
     else:
-        raise NotebookFailure(f"{plan.name}: code cell {cell_index} shows widgets but no slider, dropdown or checkbox to move")
+        raise NotebookFailure(
+            f"{plan.name}: code cell {cell_index} shows widgets but no slider, dropdown or checkbox to move"
+        )
     fig.evaluate("e => e.tagName !== 'IMG' || e.complete || new Promise(r => { e.onload = e.onerror = r; })")
     fp0, value0 = _fingerprint(fig), read()
     if fp0 is None:
@@ -690,5 +741,6 @@ def move_first_slider(page, plan: NotebookPlan, cell_index: int, shots: Path) ->
         raise NotebookFailure(
             f"{plan.name}: code cell {cell_index}: moved the slider from {value0} to {value1}, but the figure "
             f"did not change within {FIGURE_CHANGE_MS // 1000} s (image source {'changed' if changed_src else 'unchanged'}); "
-            f"screenshot: {shot}\nLog Console errors (a callback that raised lands there):\n{logged}")
+            f"screenshot: {shot}\nLog Console errors (a callback that raised lands there):\n{logged}"
+        )
     return Move(cell_index, control.evaluate("e => e.outerHTML.slice(0, 80)"), value0, value1, shot)

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 from browser_harness import CHROMIUM_ARGS, NOTEBOOKS, LabServer, find_chromium, write_harness_notebook
 
-ENABLE_HINT = ("install Debian's Chromium (`apt-get install -y chromium`) and the pinned Playwright "
-               "(`pip install -r requirements.txt`); no `playwright install` is needed")
+ENABLE_HINT = (
+    "install Debian's Chromium (`apt-get install -y chromium`) and the pinned Playwright "
+    "(`pip install -r requirements.txt`); no `playwright install` is needed"
+)
 
 
 def _missing(what: str) -> None:
@@ -65,8 +67,13 @@ def browser_context(chromium_path: str, tmp_path_factory: pytest.TempPathFactory
     pw = sync_playwright().start()
     try:
         context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900}, timeout=60_000)
+            str(profile),
+            executable_path=chromium_path,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900},
+            timeout=60_000,
+        )
     except Exception:
         pw.stop()
         raise

@@ -17,8 +17,16 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_harness import (HARNESS_NOTEBOOK, NotebookFailure, check_widgets, logged_errors, move_first_slider,
-                             open_and_run_all, plan_notebook, widget_notebooks)
+from browser_harness import (
+    HARNESS_NOTEBOOK,
+    NotebookFailure,
+    check_widgets,
+    logged_errors,
+    move_first_slider,
+    open_and_run_all,
+    plan_notebook,
+    widget_notebooks,
+)
 
 NOTEBOOK_PATHS = [f"notebooks/{plan.name}" for plan in widget_notebooks()]
 HARNESS_PATH = f"harness/{HARNESS_NOTEBOOK}"
@@ -28,7 +36,7 @@ def _next_notebook(request: pytest.FixtureRequest) -> str | None:
     """The notebook the next collected browser test opens (its kernel can start early)."""
     items = request.session.items
     i = items.index(request.node)
-    for item in items[i + 1:i + 2]:
+    for item in items[i + 1 : i + 2]:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and isinstance(callspec.params.get("relpath"), str):
             return callspec.params["relpath"]
@@ -51,23 +59,27 @@ def _exercise(request, page, lab, relpath: str, screenshots):
         times["moves"] = time.perf_counter() - t_moves
         errors = logged_errors(page)
         if errors:
-            raise NotebookFailure(f"{plan.name}: the Log Console shows errors (a widget callback raised?):\n"
-                                  + "\n---\n".join(errors))
+            raise NotebookFailure(
+                f"{plan.name}: the Log Console shows errors (a widget callback raised?):\n" + "\n---\n".join(errors)
+            )
     except Exception as err:
         shot = screenshots / f"{plan.path.stem}-FAILED.png"
         try:
             page.screenshot(path=str(shot))
             where = f"screenshot: {shot}"
-        except Exception as shot_err:  # noqa: BLE001 - the page may be gone; the original error matters
+        except Exception as shot_err:
             where = f"no screenshot ({type(shot_err).__name__})"
         logged = "\n  ".join(page.console_errors[-8:]) or "(none)"
-        raise NotebookFailure(f"{err}\n{where}\nbrowser console errors:\n  {logged}\n"
-                              f"server log: {lab.log_path}") from err
+        raise NotebookFailure(
+            f"{err}\n{where}\nbrowser console errors:\n  {logged}\nserver log: {lab.log_path}"
+        ) from err
     finally:
         lab.end_sessions(relpath, wait=False)
     phases = ", ".join(f"{k} {v:.1f}" for k, v in times.items())
-    print(f"{plan.name}: {len(moves)} interactive cell(s), each moved and redrawn; "
-          f"{time.perf_counter() - start:.1f} s ({phases}); screenshots in {screenshots}")
+    print(
+        f"{plan.name}: {len(moves)} interactive cell(s), each moved and redrawn; "
+        f"{time.perf_counter() - start:.1f} s ({phases}); screenshots in {screenshots}"
+    )
     return plan, moves
 
 
@@ -81,7 +93,8 @@ def test_harness_notebook_slider_redraws(request, relpath, page, lab, screenshot
 
 @pytest.mark.parametrize(
     "relpath",
-    NOTEBOOK_PATHS or [pytest.param(None, marks=pytest.mark.skip(reason="no notebook in notebooks/ shows a widget yet"))],
+    NOTEBOOK_PATHS
+    or [pytest.param(None, marks=pytest.mark.skip(reason="no notebook in notebooks/ shows a widget yet"))],
     ids=[p.split("/")[-1] for p in NOTEBOOK_PATHS] or ["none"],
 )
 def test_notebook_sliders_in_jupyterlab(request, relpath, page, lab, screenshots):
