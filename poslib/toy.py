@@ -125,7 +125,7 @@ class OffsetCopyModel(nn.Module):
     def positions(self, length: int) -> torch.Tensor:
         """The ``(length, dim)`` position vectors added to the tokens (zeros for ``"none"``)."""
         idx = torch.arange(length)
-        if self.scheme == "learned":
+        if self.pos is not None:
             return self.pos(idx)
         if self.scheme == "sinusoidal":
             return sinusoidal_encode(idx, self.tok.embedding_dim).float()
@@ -152,6 +152,7 @@ def _adam_step(
     b1, b2 = betas
     for p, (m, v) in zip(params, moments, strict=True):
         g = p.grad
+        assert g is not None, "every parameter has a gradient after backward()"
         m.mul_(b1).add_(g, alpha=1 - b1)
         v.mul_(b2).addcmul_(g, g, value=1 - b2)
         m_hat = m / (1 - b1**step)
@@ -233,7 +234,7 @@ def _train(
         loss = nn.functional.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
         for p in params:
             p.grad = None
-        loss.backward()
+        loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
         _adam_step(params, moments, step, lr)
         losses.append(loss.item())
     config = dict(

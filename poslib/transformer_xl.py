@@ -45,7 +45,10 @@ def absolute_score_terms(x: Array, p: Array, w_q: Array, w_k: Array) -> dict[str
     if x.shape != p.shape:
         raise ValueError(f"x and p must have the same shape, got {tuple(x.shape)} and {tuple(p.shape)}")
     qx, qp, kx, kp = x @ w_q, p @ w_q, x @ w_k, p @ w_k
-    t = lambda a: xp.swapaxes(a, -1, -2)  # noqa: E731
+
+    def t(a: Array) -> Array:
+        return xp.swapaxes(a, -1, -2)
+
     return {
         "content-content": qx @ t(kx),
         "content-position": qx @ t(kp),

@@ -27,7 +27,9 @@ from __future__ import annotations
 import pathlib
 import sysconfig
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -47,7 +49,7 @@ class Corpus:
     n_train_files: int
     n_val_files: int
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """Sizes and provenance for the results file (no absolute path: results should compare across machines)."""
         return {
             "source": "Python standard library *.py sources (tests and site-packages excluded)",
@@ -92,7 +94,9 @@ def load_stdlib_corpus(root: str | pathlib.Path | None = None) -> Corpus:
     return Corpus(stream(parts[False]), stream(parts[True]), str(root), len(parts[False]), len(parts[True]))
 
 
-def batch_generator(data: torch.Tensor, batch_size: int, seq_len: int, seed: int):
+def batch_generator(
+    data: torch.Tensor, batch_size: int, seq_len: int, seed: int
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """Endless ``(x, y)`` batches of random windows, ``y`` = ``x`` shifted by one byte.
 
     The offsets come from a private ``torch.Generator`` seeded with ``seed``, so

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.nn.functional as F
@@ -150,7 +150,7 @@ class CausalSelfAttention(nn.Module):
         # KERPLE's two parameters per head are learned per layer, as in the paper's code.
         self.kerple = KerpleBias(cfg.n_heads, kind="log") if cfg.scheme == "kerple" else None
 
-    def forward(self, x: torch.Tensor, ctx: PositionContext, return_weights: bool = False):
+    def forward(self, x: torch.Tensor, ctx: PositionContext, return_weights: bool = False) -> Any:
         B, T, C = x.shape
         q, k, v = self.qkv(x).view(B, T, 3, self.cfg.n_heads, self.cfg.head_dim).permute(2, 0, 3, 1, 4)
         if self.cfg.scheme == "rope":
@@ -186,7 +186,7 @@ class Block(nn.Module):
             nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model)
         )
 
-    def forward(self, x: torch.Tensor, ctx: PositionContext, return_weights: bool = False):
+    def forward(self, x: torch.Tensor, ctx: PositionContext, return_weights: bool = False) -> Any:
         a = self.attn(self.ln1(x), ctx, return_weights)
         a, weights = a if return_weights else (a, None)
         x = x + a
@@ -221,18 +221,19 @@ class LabModel(nn.Module):
         )
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
-        self._fixed_bias: dict[tuple, torch.Tensor] = {}
+        self._fixed_bias: dict[tuple[Any, ...], torch.Tensor] = {}
         self._init_weights()
 
     def _init_weights(self) -> None:
         # GPT-2's initialisation for the layers defined here; poslib's modules keep their own.
         nn.init.normal_(self.tok.weight, std=0.02)
         for block in self.blocks:
-            for lin in (block.attn.qkv, block.mlp[0]):
+            assert isinstance(block, Block)
+            for lin in (block.attn.qkv, cast(nn.Linear, block.mlp[0])):
                 nn.init.normal_(lin.weight, std=0.02)
-            for lin in (block.attn.proj, block.mlp[2]):  # residual outputs, scaled by depth
+            for lin in (block.attn.proj, cast(nn.Linear, block.mlp[2])):  # residual outputs, scaled by depth
                 nn.init.normal_(lin.weight, std=0.02 / math.sqrt(2 * self.cfg.n_layers))
-            for lin in (block.mlp[0], block.mlp[2]):
+            for lin in (cast(nn.Linear, block.mlp[0]), cast(nn.Linear, block.mlp[2])):
                 nn.init.zeros_(lin.bias)
 
     def max_len(self) -> int | None:
@@ -272,13 +273,13 @@ class LabModel(nn.Module):
                     )
                 self._fixed_bias[key] = bias.float()[None]
             ctx.bias = self._fixed_bias[key]
-        elif cfg.scheme == "t5":
+        elif self.t5 is not None:
             ctx.bias = mask_future(self.t5(T, T))[None]
         if modifier == "logn":
             ctx.logit_scale = logn_scale(ctx.positions + 1, cfg.train_len).float()[:, None]
         return ctx
 
-    def forward(self, idx: torch.Tensor, modifier: str | None = None, return_weights: bool = False):
+    def forward(self, idx: torch.Tensor, modifier: str | None = None, return_weights: bool = False) -> Any:
         """Logits ``(B, T, vocab)`` for byte ids ``idx`` ``(B, T)``; with ``return_weights`` also a list of
         per-layer attention weights ``(B, n_heads, T, T)``."""
         _B, T = idx.shape

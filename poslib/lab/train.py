@@ -118,6 +118,7 @@ class LabConfig:
     @property
     def span_len(self) -> int:
         """Length of each evaluation span: the least common multiple of the evaluation lengths."""
+        assert self.eval_lens is not None  # filled in by __post_init__
         return math.lcm(*self.eval_lens)
 
     def model_config(self, scheme: str) -> ModelConfig:
@@ -138,22 +139,26 @@ def _check_int(name: str, value: Any, *, minimum: int) -> None:
         raise ValueError(f"{name} must be {kind}, got {value!r}")
 
 
+# torch's stubs do not declare this module's switch; reached through Any.
+_DETERMINISTIC: Any = torch.utils.deterministic
+
+
 @contextmanager
 def deterministic(threads: int) -> Iterator[None]:
     """Fixed thread count and deterministic kernels for the duration of a run (restored afterwards)."""
     old_threads, old_det = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
-    old_fill = torch.utils.deterministic.fill_uninitialized_memory
+    old_fill = _DETERMINISTIC.fill_uninitialized_memory
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
     # Deterministic mode also fills every new tensor with NaN (a debugging aid, ~10% of a
     # training step here); results do not depend on it because nothing reads unwritten memory.
-    torch.utils.deterministic.fill_uninitialized_memory = False
+    _DETERMINISTIC.fill_uninitialized_memory = False
     try:
         yield
     finally:
         torch.set_num_threads(old_threads)
         torch.use_deterministic_algorithms(old_det)
-        torch.utils.deterministic.fill_uninitialized_memory = old_fill
+        _DETERMINISTIC.fill_uninitialized_memory = old_fill
 
 
 def _lr_at(step: int, cfg: LabConfig) -> float:
@@ -194,7 +199,7 @@ def train_model(
         x, y = x.to(device), y.to(device)
         loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         losses.append(loss.item())
@@ -232,7 +237,8 @@ def evaluate(
     for L in eval_lens:
         if span_len % L:
             raise ValueError(f"eval length {L} must divide the span length {span_len}")
-        if model.max_len() is not None and L > model.max_len():
+        limit = model.max_len()
+        if limit is not None and L > limit:
             out[L] = None
             continue
         x = spans[:, :-1].reshape(-1, L)
@@ -317,6 +323,8 @@ def run_lab(
         raise ValueError("device='cuda' was requested but torch.cuda.is_available() is False")
     corpus = corpus if corpus is not None else load_stdlib_corpus()
     spans = eval_spans(corpus.val, cfg.n_eval_spans, cfg.span_len)
+    eval_lens = cfg.eval_lens
+    assert eval_lens is not None  # filled in by LabConfig.__post_init__
     bases = list(dict.fromkeys(split_scheme(s)[0] for s in cfg.schemes))
     runs: dict[str, dict[str, Any]] = {s: {} for s in cfg.schemes}
     train_records: dict[str, dict[str, Any]] = {b: {} for b in bases}
@@ -325,20 +333,14 @@ def run_lab(
         for seed in cfg.seeds:
             for base in bases:
                 bar = _progress_bar(f"{base} (seed {seed})", cfg.steps, progress_interval) if progress else None
-                # refresh=False: the postfix is drawn with the bar's next redraw, not on every step
-                update = (
-                    (lambda step, loss, bar=bar: (bar.set_postfix(loss=f"{loss:.3f}", refresh=False), bar.update(1)))
-                    if bar
-                    else None
-                )
-                model, record = train_model(base, cfg, corpus, seed, update)
+                model, record = train_model(base, cfg, corpus, seed, _bar_update(bar) if bar else None)
                 if bar:
                     bar.close()
                 t_eval = time.perf_counter()
                 for scheme in cfg.schemes:
                     s_base, modifier = split_scheme(scheme)
                     if s_base == base:
-                        ppl = evaluate(model, spans, cfg.eval_lens, modifier, cfg.eval_batch_tokens)
+                        ppl = evaluate(model, spans, eval_lens, modifier, cfg.eval_batch_tokens)
                         runs[scheme][str(seed)] = {"ppl": {str(L): v for L, v in ppl.items()}}
                 record["eval_seconds"] = time.perf_counter() - t_eval
                 train_records[base][str(seed)] = dict(record.items())
@@ -357,7 +359,7 @@ def run_lab(
     }
     for scheme in cfg.schemes:
         results["ppl"][scheme], results["ppl_std"][scheme] = {}, {}
-        for L in cfg.eval_lens:
+        for L in eval_lens:
             values = [runs[scheme][str(s)]["ppl"][str(L)] for s in cfg.seeds]
             defined = None not in values
             results["ppl"][scheme][str(L)] = statistics.fmean(values) if defined else None
@@ -380,7 +382,16 @@ def run_lab(
     return results
 
 
-def _progress_bar(desc: str, total: int, interval: float):
+def _bar_update(bar: Any) -> Callable[[int, float], None]:
+    def update(step: int, loss: float) -> None:
+        # refresh=False: the postfix is drawn with the bar's next redraw, not on every step
+        bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
+        bar.update(1)
+
+    return update
+
+
+def _progress_bar(desc: str, total: int, interval: float) -> Any:
     # Plain text, not tqdm.auto's widget: a widget sends kernel messages on every redraw, and
     # thousands of them during a long cell overflow the queue nbval reads outputs from.
     from tqdm import tqdm

@@ -98,10 +98,8 @@ def all_live_plots() -> list[type[LivePlot]]:
         if not info.name.startswith("_"):
             importlib.import_module(f"poslib.viz.{info.name}")
 
-    def subclasses(cls: type) -> list[type]:
-        out = []
-        for sub in cls.__subclasses__():
-            out += [sub, *subclasses(sub)]
-        return out
+    def subclasses(cls: type[Any]) -> list[type[Any]]:
+        children: list[type[Any]] = cls.__subclasses__()
+        return [c for child in children for c in (child, *subclasses(child))]
 
     return [c for c in subclasses(LivePlot) if c.__module__.startswith("poslib.viz.")]

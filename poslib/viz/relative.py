@@ -95,7 +95,7 @@ class T5BucketPlot(LivePlot):
 
     def _buckets(self) -> tuple[np.ndarray, np.ndarray]:
         p = self.params
-        kw = {
+        kw: dict[str, Any] = {
             "bidirectional": bool(p["bidirectional"]),
             "num_buckets": int(p["num_buckets"]),
             "max_distance": int(p["max_distance"]),
