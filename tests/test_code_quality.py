@@ -1,0 +1,108 @@
+"""The project's style and type habits, enforced by the test command: ruff (lint and format), mypy
+(strict for poslib/), the GitHub workflow's schema and the pre-commit configuration.
+
+Each tool is first shown a planted mistake, so a check that silently looks at nothing (a wrong
+path, a rule set switched off) fails here instead of passing.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+WORKFLOW = ROOT / ".github" / "workflows" / "ci.yml"
+BIN = pathlib.Path(sys.executable).parent
+
+
+def tool(name: str) -> str:
+    """The tool installed beside this Python (requirements.txt pins it), else the one on PATH."""
+    path = BIN / name
+    found = str(path) if path.exists() else shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: pip install -r requirements.txt")
+    return found
+
+
+def run(*args: str, cwd: pathlib.Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def report(proc: subprocess.CompletedProcess[str]) -> str:
+    return f"exit {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+
+
+def test_ruff_lint_is_clean() -> None:
+    proc = run(tool("ruff"), "check", "--no-cache", ".")
+    assert proc.returncode == 0, report(proc)
+
+
+def test_ruff_format_is_clean() -> None:
+    proc = run(tool("ruff"), "format", "--no-cache", "--check", ".")
+    assert proc.returncode == 0, "run `ruff format .`\n" + report(proc)
+
+
+def test_ruff_sees_planted_mistakes(tmp_path: pathlib.Path) -> None:
+    # The project's configuration must flag an unused import, unsorted imports and bad formatting, in a
+    # module and in a notebook cell alike.
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    (tmp_path / "bad.py").write_text("import sys\nimport os\nx=1\n")
+    (tmp_path / "bad.ipynb").write_text(
+        '{"cells": [{"cell_type": "code", "execution_count": null, "id": "a", "metadata": {}, "outputs": [],'
+        ' "source": ["import os\\n"]}], "metadata": {"language_info": {"name": "python"}},'
+        ' "nbformat": 4, "nbformat_minor": 5}'
+    )
+    lint = run(tool("ruff"), "check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
+    assert lint.returncode == 1, report(lint)
+    for expected in ("bad.py:1:1: I001", "bad.py:1:8: F401", "bad.ipynb:cell 1:1:8: F401"):
+        assert expected in lint.stdout, report(lint)
+    fmt = run(tool("ruff"), "format", "--no-cache", "--check", "bad.py", cwd=tmp_path)
+    assert fmt.returncode == 1 and "bad.py" in fmt.stdout, report(fmt)
+
+
+def test_mypy_strict_on_poslib_is_clean() -> None:
+    proc = run(tool("mypy"), "--cache-dir", str(ROOT / "build" / "mypy-cache"))
+    assert proc.returncode == 0, report(proc)
+    assert "Success: no issues found" in proc.stdout and "source files" in proc.stdout, report(proc)
+
+
+def test_mypy_configuration_is_strict(tmp_path: pathlib.Path) -> None:
+    # The same configuration rejects an unannotated function and a wrong argument type.
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text().replace('"poslib"', '"mod.py"'))
+    (tmp_path / "mod.py").write_text("def f(x):\n    return x\n\n\ndef g(n: int) -> int:\n    return n\n\n\ng('a')\n")
+    proc = run(tool("mypy"), "--cache-dir", str(tmp_path / "cache"), cwd=tmp_path)
+    assert proc.returncode == 1, report(proc)
+    assert "[no-untyped-def]" in proc.stdout and "[arg-type]" in proc.stdout, report(proc)
+
+
+def test_workflow_matches_github_schema(tmp_path: pathlib.Path) -> None:
+    check = tool("check-jsonschema")
+    proc = run(check, "--builtin-schema", "vendor.github-workflows", str(WORKFLOW))
+    assert proc.returncode == 0, report(proc)
+    broken = tmp_path / "ci.yml"
+    broken.write_text(WORKFLOW.read_text().replace("runs-on:", "run-on:"))
+    proc = run(check, "--builtin-schema", "vendor.github-workflows", str(broken))
+    assert proc.returncode == 1, "a workflow without runs-on passed the schema check\n" + report(proc)
+
+
+def test_workflow_runs_the_ci_script() -> None:
+    import yaml
+
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    on = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as True
+    assert {"push", "pull_request"} <= set(on), on
+    steps = [s.get("run", "") for job in workflow["jobs"].values() for s in job["steps"]]
+    assert "bash .ci/run" in steps, steps
+    job = next(iter(workflow["jobs"].values()))
+    assert job["env"]["CI"] == "true"
+    # .ci/run installs Chromium with apt-get as root: the job must run in a Debian container.
+    assert "bookworm" in job["container"], job
+
+
+def test_pre_commit_configuration_is_valid() -> None:
+    proc = run(tool("pre-commit"), "validate-config", ".pre-commit-config.yaml")
+    assert proc.returncode == 0, report(proc)
