@@ -17,8 +17,29 @@ Command line: ``python -m poslib.lab --help``.
 
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
 from .model import INFERENCE_VARIANTS, SCHEMES, TRAINED_SCHEMES, LabModel, ModelConfig, split_scheme
-from .report import category, claim_verdicts, growth, ranking
-from .train import LabConfig, attention_profile, evaluate, run_lab, summary_table, train_model
+from .report import (
+    category,
+    claim_verdicts,
+    growth,
+    growth_range,
+    n_seeds,
+    ranking,
+    scale_phrase,
+    seed_values,
+    spread,
+    takeaways,
+    tied,
+)
+from .train import (
+    LabConfig,
+    attention_profile,
+    evaluate,
+    rerun,
+    run_lab,
+    same_environment,
+    summary_table,
+    train_model,
+)
 
 __all__ = [
     "INFERENCE_VARIANTS",
@@ -35,11 +56,20 @@ __all__ = [
     "eval_spans",
     "evaluate",
     "growth",
+    "growth_range",
     "load_stdlib_corpus",
+    "n_seeds",
     "ranking",
+    "rerun",
     "run_lab",
+    "same_environment",
+    "scale_phrase",
+    "seed_values",
     "split_scheme",
+    "spread",
     "stdlib_files",
     "summary_table",
+    "takeaways",
+    "tied",
     "train_model",
 ]

@@ -73,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-spans", type=int, default=d.n_eval_spans, help="validation spans scored at every length")
     p.add_argument("--threads", type=int, default=d.threads, help="torch CPU threads (fixed for determinism)")
     p.add_argument("--out", default=None, help="write the results as JSON to this file")
+    p.add_argument(
+        "--profiles",
+        type=_scheme_list,
+        default=(),
+        help="schemes whose per-head attention distance and entropy at 1x and 8x are recorded",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
 
@@ -98,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except ValueError as err:
         build_parser().error(str(err))  # exits with status 2 and the message
-    results = run_lab(cfg, progress=not args.no_progress)
+    results = run_lab(cfg, progress=not args.no_progress, profiles=args.profiles)
     print()
     print(summary_table(results))
     t = results["timings"]

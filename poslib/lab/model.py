@@ -11,7 +11,7 @@ scheme         where position enters                                 poslib
 =============  ====================================================  ==========================
 ``nope``       nowhere (the causal mask is the only order signal)     —
 ``learned``    x + P[m] at the input; no row beyond train_len         LearnedPositionalEmbedding
-``sinusoidal`` x + PE(m) at the input                                 SinusoidalEmbedding
+``sinusoidal`` x + s·PE(m) at the input, s = 0.02·√2 (see below)        SinusoidalEmbedding
 ``rope``       q, k rotated by m·θ_i in every layer                   apply_rope, rope_inv_freq
 ``xpos``       RoPE plus a per-pair decay ζ_i^(±m/512)                apply_xpos
 ``t5``         learned bias per (bucket of j − i, head), one table    T5RelativeBias, mask_future
@@ -19,6 +19,14 @@ scheme         where position enters                                 poslib
 ``kerple``     learned bias −r₁·log(1 + r₂·(i − j)) per layer, head   KerpleBias
 ``sandwich``   bias Σ_k [cos((i − j)ω_k) − 1] / (8h/H)                sandwich_bias
 =============  ====================================================  ==========================
+
+**Scale of the sinusoidal table.** Token embeddings start with std 0.02 (GPT-2), a row norm of
+about 0.16 at width 64, while PE(m) has entries ±1 and a row norm of √(d/2) ≈ 5.7: added as it is,
+the table drowns the tokens, and the model is worse than NoPE at its own training length.
+Vaswani et al. (2017, §3.4) make the two comparable by multiplying the token embeddings by
+√d_model; this lab keeps GPT-2's embedding and instead scales the fixed table by
+s = 0.02·√2, which gives PE the RMS of the token embeddings (and of the learned table) at
+initialisation: every sin/cos pair has sin² + cos² = 1, so the mean square of an entry is 1/2.
 
 Schemes with a ``+`` are a trained model evaluated differently, with no fine-tuning:
 ``rope+pi``, ``rope+ntk``, ``rope+yarn`` use :func:`poslib.rope_inv_freq` with
@@ -57,7 +65,16 @@ from ..sinusoidal import SinusoidalEmbedding
 from ..t5 import T5RelativeBias
 from ..xpos import apply_xpos
 
-__all__ = ["INFERENCE_VARIANTS", "SCHEMES", "TRAINED_SCHEMES", "LabModel", "ModelConfig", "split_scheme"]
+__all__ = [
+    "EMBED_STD",
+    "INFERENCE_VARIANTS",
+    "SCHEMES",
+    "SINUSOIDAL_SCALE",
+    "TRAINED_SCHEMES",
+    "LabModel",
+    "ModelConfig",
+    "split_scheme",
+]
 
 TRAINED_SCHEMES = ("nope", "learned", "sinusoidal", "rope", "xpos", "t5", "alibi", "kerple", "sandwich")
 # name -> (trained scheme it reuses, what changes at evaluation)
@@ -70,6 +87,8 @@ INFERENCE_VARIANTS = {
     "alibi+logn": ("alibi", "logn"),
 }
 SCHEMES = TRAINED_SCHEMES + tuple(INFERENCE_VARIANTS)
+EMBED_STD = 0.02  # GPT-2's initial std of the token (and learned position) embeddings
+SINUSOIDAL_SCALE = EMBED_STD * math.sqrt(2)  # PE's entries have mean square 1/2: scaled, their RMS is EMBED_STD
 MODIFIERS = ("pi", "ntk", "dynamic", "yarn", "logn")
 _ROPE_TYPE = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}
 
@@ -203,9 +222,11 @@ class LabModel(nn.Module):
         self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.wpe: nn.Module | None = None
         if cfg.scheme == "learned":
-            self.wpe = LearnedPositionalEmbedding(cfg.train_len, cfg.d_model)
+            self.wpe = LearnedPositionalEmbedding(cfg.train_len, cfg.d_model, init_std=EMBED_STD)
         elif cfg.scheme == "sinusoidal":
             self.wpe = SinusoidalEmbedding(cfg.d_model)
+        # x + s·PE: the fixed table scaled to the embeddings' size (module docstring); a learned table starts there
+        self.wpe_scale = SINUSOIDAL_SCALE if cfg.scheme == "sinusoidal" else 1.0
         # T5 shares one bias table across layers (Raffel et al.); causal, so unidirectional buckets.
         # At most one bucket per distance: short training lengths get fewer buckets.
         max_distance = cfg.t5_max_distance or cfg.train_len
@@ -226,7 +247,7 @@ class LabModel(nn.Module):
 
     def _init_weights(self) -> None:
         # GPT-2's initialisation for the layers defined here; poslib's modules keep their own.
-        nn.init.normal_(self.tok.weight, std=0.02)
+        nn.init.normal_(self.tok.weight, std=EMBED_STD)
         for block in self.blocks:
             assert isinstance(block, Block)
             for lin in (block.attn.qkv, cast(nn.Linear, block.mlp[0])):
@@ -289,7 +310,7 @@ class LabModel(nn.Module):
         ctx = self.position_context(T, modifier, idx.device)
         x = self.tok(idx)
         if self.wpe is not None:
-            x = x + self.wpe(ctx.positions).to(x.dtype)
+            x = x + self.wpe_scale * self.wpe(ctx.positions).to(x.dtype)
         all_weights = []
         for block in self.blocks:
             if return_weights:

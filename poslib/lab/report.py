@@ -1,19 +1,21 @@
-"""Reading a lab run: growth of perplexity with length, rankings, and verdicts on the sources' claims.
+"""Reading a lab run: growth of perplexity with length, seed spreads, rankings, and verdicts.
 
 Every verdict is computed from a results dictionary of :func:`poslib.lab.run_lab`,
 with fixed, documented thresholds, so that a notebook never states a conclusion
-its own numbers contradict. Verdict texts contain no numbers: the numbers
-themselves depend on the CPU's floating-point kernels, the categories do not
-(unless a value sits right at a threshold).
+its own numbers contradict, and every verdict says at which scale it was measured.
 
-Thresholds on the growth g = ppl(k·L_train) / ppl(L_train):
+Thresholds on the growth g = ppl(k·L_train) / ppl(L_train) (means over seeds):
 
 * g ≤ 1.05 → the scheme **extrapolates** (a perfect extrapolator even gains:
   longer windows give the average byte more context);
 * 1.05 < g ≤ 1.5 → it **degrades gracefully**;
 * g > 1.5 → it **does not extrapolate**.
 
-Two schemes are **tied** when their perplexities differ by less than 3 %.
+**Ties come from the seeds.** With several seeds, the *spread* of a scheme at a length is the
+range (max − min) of its per-seed perplexities there; two schemes are **tied** when their means
+differ by no more than the larger of their two spreads, that is, when another seed could
+plausibly swap them. With one seed there is no spread to measure, and the fallback is a 3 %
+difference (:data:`TIE`), which the verdicts then say.
 """
 
 from __future__ import annotations
@@ -21,15 +23,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["EXTRAPOLATES", "GRACEFUL", "TIE", "category", "claim_verdicts", "growth", "ranking"]
+__all__ = [
+    "EXTRAPOLATES",
+    "GRACEFUL",
+    "TIE",
+    "category",
+    "claim_verdicts",
+    "growth",
+    "growth_range",
+    "n_seeds",
+    "ranking",
+    "scale_phrase",
+    "seed_values",
+    "spread",
+    "takeaways",
+    "tied",
+]
 
 EXTRAPOLATES, GRACEFUL, TIE = 1.05, 1.5, 0.03
 ROPE_VARIANTS = ("rope+pi", "rope+ntk", "rope+dynamic", "rope+yarn", "rope+logn")
 # 000 §6.2 lists these as remedies for unseen positions; NTK-RoPE is called the strongest without fine-tuning.
 SECTION_6_2 = ("alibi", "kerple", "sandwich", "xpos", "rope+pi", "rope+ntk")
+DISTANCE_BIASES = ("alibi", "kerple", "sandwich")
 
 
-def _ppl(results: dict[str, Any], scheme: str, multiple: int) -> float | None:
+def _length(results: dict[str, Any], scheme: str, multiple: int) -> str:
     if scheme not in results["ppl"]:
         raise ValueError(f"scheme {scheme!r} is not in these results; they have {list(results['ppl'])}")
     L = multiple * results["config"]["train_len"]
@@ -38,13 +56,50 @@ def _ppl(results: dict[str, Any], scheme: str, multiple: int) -> float | None:
             f"multiple {multiple} × train_len = {L} was not evaluated; eval_lens are "
             f"{list(results['config']['eval_lens'])}"
         )
-    return results["ppl"][scheme][str(L)]
+    return str(L)
+
+
+def _ppl(results: dict[str, Any], scheme: str, multiple: int) -> float | None:
+    L = _length(results, scheme, multiple)
+    value: float | None = results["ppl"][scheme][L]
+    return value
+
+
+def n_seeds(results: dict[str, Any]) -> int:
+    """How many seeds the run averaged over."""
+    return len(results["config"].get("seeds", (0,)))
+
+
+def seed_values(results: dict[str, Any], scheme: str, multiple: int = 8) -> list[float] | None:
+    """The per-seed perplexities of ``scheme`` at ``multiple`` × L_train (None where not defined).
+
+    Results without per-seed records (``runs``) count as one seed: the mean itself.
+    """
+    L = _length(results, scheme, multiple)
+    runs = results.get("runs", {}).get(scheme)
+    values = [run["ppl"][L] for run in runs.values()] if runs else [results["ppl"][scheme][L]]
+    return None if any(v is None for v in values) else values
+
+
+def spread(results: dict[str, Any], scheme: str, multiple: int = 8) -> float | None:
+    """Range (max − min) over seeds of the perplexity at ``multiple`` × L_train; 0 for one seed."""
+    values = seed_values(results, scheme, multiple)
+    return None if values is None else max(values) - min(values)
 
 
 def growth(results: dict[str, Any], scheme: str, multiple: int = 8) -> float | None:
-    """ppl at ``multiple`` × L_train divided by ppl at L_train (None where either is not defined)."""
+    """Mean ppl at ``multiple`` × L_train divided by mean ppl at L_train (None where either is not defined)."""
     hi, lo = _ppl(results, scheme, multiple), _ppl(results, scheme, 1)
     return None if hi is None or lo is None else hi / lo
+
+
+def growth_range(results: dict[str, Any], scheme: str, multiple: int = 8) -> tuple[float, float] | None:
+    """The smallest and largest per-seed growth ppl(multiple × L) / ppl(L)."""
+    hi, lo = seed_values(results, scheme, multiple), seed_values(results, scheme, 1)
+    if hi is None or lo is None:
+        return None
+    ratios = [h / low for h, low in zip(hi, lo, strict=True)]
+    return min(ratios), max(ratios)
 
 
 def category(g: float | None) -> str:
@@ -57,33 +112,63 @@ def category(g: float | None) -> str:
 def ranking(
     results: dict[str, Any], multiple: int = 8, schemes: Sequence[str] | None = None
 ) -> list[tuple[str, float]]:
-    """``(scheme, ppl)`` at ``multiple`` × L_train, best (lowest) first; schemes not defined there are left out."""
+    """``(scheme, mean ppl)`` at ``multiple`` × L_train, best (lowest) first; schemes not defined there are left out."""
     names = list(schemes) if schemes is not None else list(results["ppl"])
     values = [(s, _ppl(results, s, multiple)) for s in names]
     return sorted(((s, v) for s, v in values if v is not None), key=lambda sv: sv[1])
 
 
+def tied(results: dict[str, Any], a: str, b: str, multiple: int = 8) -> bool:
+    """Whether ``a`` and ``b`` are tied at ``multiple`` × L_train (module docstring: by seed spread)."""
+    pa, pb = _ppl(results, a, multiple), _ppl(results, b, multiple)
+    if pa is None or pb is None:
+        return False
+    if n_seeds(results) > 1:
+        sa, sb = spread(results, a, multiple), spread(results, b, multiple)
+        return abs(pa - pb) <= max(sa or 0.0, sb or 0.0)
+    return abs(pa - pb) <= TIE * min(pa, pb)
+
+
 def _best(results: dict[str, Any], multiple: int, schemes: Sequence[str]) -> tuple[str, list[str]]:
-    """The best scheme and the others tied with it (within TIE)."""
+    """The best scheme and the others tied with it."""
     ranked = ranking(results, multiple, schemes)
-    best, best_ppl = ranked[0]
-    return best, [s for s, v in ranked[1:] if v <= best_ppl * (1 + TIE)]
+    best = ranked[0][0]
+    return best, [s for s, _ in ranked[1:] if tied(results, best, s, multiple)]
+
+
+def scale_phrase(results: dict[str, Any]) -> str:
+    """ "at this scale (≈116k parameters, L_train = 64 bytes, 3 seeds)": the setting every verdict is about."""
+    params = [record["n_params"] for per_seed in results.get("training", {}).values() for record in per_seed.values()]
+    size = f"≈{round(sum(params) / len(params) / 1000)}k parameters, " if params else ""
+    seeds = n_seeds(results)
+    return f"at this scale ({size}L_train = {results['config']['train_len']} bytes, {seeds} seed{'s' * (seeds > 1)})"
+
+
+def _growth_text(results: dict[str, Any], scheme: str, multiple: int) -> str:
+    g, span = growth(results, scheme, multiple), growth_range(results, scheme, multiple)
+    if g is None or span is None:
+        return "not defined"
+    if n_seeds(results) == 1:
+        return f"g = {g:.2f}"
+    return f"g = {g:.2f}, {span[0]:.2f}–{span[1]:.2f} over seeds"
 
 
 def claim_verdicts(results: dict[str, Any], multiple: int = 8) -> dict[str, str]:
-    """One verdict sentence per claim of the sources that the run covers (keys: the scheme or claim).
+    """One verdict sentence per claim of the sources that the run tests (keys: the scheme or claim).
 
     Claims: RoPE extrapolates (000 §5.3, 001 §4); sinusoidal encodings extrapolate
     (001 §2.4); ALiBi extrapolates (000 §7.3); NTK-RoPE is the strongest method
-    without fine-tuning (000 §6.2); a learned table cannot go beyond its length (000 §3.1.4).
+    without fine-tuning (000 §6.2). That a learned table cannot go beyond its length
+    (000 §3.1.4) is true by construction, a definition rather than something to test.
+    A verdict whose per-seed growths fall in different categories says so.
     """
     have = set(results["ppl"])
+    scale = scale_phrase(results)
     out: dict[str, str] = {}
     for scheme, source in (
         ("rope", "000 §5.3 / 001 §4: RoPE extrapolates well"),
         ("sinusoidal", "001 §2.4: sinusoidal encodings extrapolate to longer inputs"),
         ("alibi", "000 §7.3: ALiBi extrapolates well"),
-        ("learned", "000 §3.1.4: a learned table cannot go beyond its length"),
     ):
         if scheme not in have:
             continue
@@ -94,33 +179,86 @@ def claim_verdicts(results: dict[str, Any], multiple: int = 8) -> dict[str, str]
             "does not extrapolate": "does not hold",
             "not defined": "does not hold",
         }[cat]
-        if scheme == "learned":
-            holds = "holds" if cat == "not defined" else "does not hold"
-            out[scheme] = f"{source} → {holds}: beyond L_train the model has no positions (perplexity not defined)."
-            continue
-        out[scheme] = f"{source} → {holds}: at {multiple}× L_train the model {cat}."
+        span = growth_range(results, scheme, multiple)
+        mixed = span is not None and category(span[0]) != category(span[1])
+        note = " (the seeds disagree on the category: read it as borderline)" if mixed else ""
+        out[scheme] = (
+            f"{source} → {holds} {scale}: at {multiple}× L_train the model {cat} "
+            f"({_growth_text(results, scheme, multiple)}){note}."
+        )
     variants = [s for s in ROPE_VARIANTS if s in have]
     if "rope+ntk" in have and len(variants) > 1:
-        best, tied = _best(results, multiple, variants)
+        best, ties = _best(results, multiple, variants)
         if best == "rope+ntk":
-            among = "NTK is the best of the RoPE variants" + (f" (tied with {', '.join(tied)})" if tied else "")
-        elif "rope+ntk" in tied:
+            among = "NTK is the best of the RoPE variants" + (f" (tied with {', '.join(ties)})" if ties else "")
+        elif "rope+ntk" in ties:
             among = f"NTK ties with the best RoPE variant, {best}"
         else:
             among = f"NTK is not the best RoPE variant; {best} is"
         pool = [s for s in SECTION_6_2 if s in have]
-        best_all, tied_all = _best(results, multiple, pool)
-        if best_all == "rope+ntk" and not tied_all:
+        best_all, ties_all = _best(results, multiple, pool)
+        if best_all == "rope+ntk" and not ties_all:
             overall, holds = "and the best of the methods 000 §6.2 lists", "holds"
-        elif best_all == "rope+ntk" or "rope+ntk" in tied_all:
+        elif best_all == "rope+ntk" or "rope+ntk" in ties_all:
             overall, holds = "and ties for the best of the methods 000 §6.2 lists", "partly holds"
         else:
             overall, holds = (
                 f"but of the methods 000 §6.2 lists, {best_all} is the best",
-                ("partly holds" if best == "rope+ntk" or "rope+ntk" in tied else "does not hold"),
+                ("partly holds" if best == "rope+ntk" or "rope+ntk" in ties else "does not hold"),
             )
         out["rope+ntk"] = (
-            f"000 §6.2: NTK-RoPE is the strongest without fine-tuning → {holds}: "
+            f"000 §6.2: NTK-RoPE is the strongest without fine-tuning → {holds} {scale}: "
             f"at {multiple}× L_train {among}, {overall}."
         )
     return out
+
+
+def takeaways(results: dict[str, Any], multiple: int = 8) -> list[str]:
+    """The notebook's concluding bullets, each derived from the run (so they follow the numbers)."""
+    have = set(results["ppl"])
+    scale = scale_phrase(results)
+    lines = []
+    defined_but_failing = [
+        s for s in ("rope", "sinusoidal") if s in have and category(growth(results, s, multiple)) != "extrapolates"
+    ]
+    if defined_but_failing:
+        lines.append(
+            f"Defined at every position is not the same as working there: {' and '.join(defined_but_failing)} "
+            f"{'are' if len(defined_but_failing) > 1 else 'is'} defined beyond L_train, yet "
+            f"{'their' if len(defined_but_failing) > 1 else 'its'} perplexity grows by "
+            + ", ".join(f"×{growth(results, s, multiple):.2f}" for s in defined_but_failing)
+            + f" from 1× to {multiple}× L_train, {scale}."
+        )
+    biases = [s for s in DISTANCE_BIASES if s in have]
+    flat = [s for s in biases if category(growth(results, s, multiple)) == "extrapolates"]
+    if biases:
+        verb = "keep a flat curve" if flat == biases else "do not all keep a flat curve"
+        lines.append(
+            f"Schemes that penalise distance in the logits ({', '.join(biases)}) {verb} up to {multiple}× L_train"
+            + (f" (flat: {', '.join(flat)})" if flat and flat != biases else "")
+            + "."
+        )
+        if "rope" in have and "alibi" in have:
+            r1, a1 = _ppl(results, "rope", 1), _ppl(results, "alibi", 1)
+            if r1 is not None and a1 is not None:
+                where = "behind" if a1 > r1 and not tied(results, "rope", "alibi", 1) else "level with"
+                lines.append(f"At L_train itself ALiBi is {where} RoPE ({a1:.2f} against {r1:.2f}).")
+    variants = [s for s in ("rope+ntk", "rope+yarn", "rope+dynamic", "rope+pi") if s in have]
+    if "rope" in have and variants:
+        base = _ppl(results, "rope", multiple)
+        assert base is not None
+        helped = [
+            s
+            for s in variants
+            if (v := _ppl(results, s, multiple)) is not None and v < base and not tied(results, s, "rope", multiple)
+        ]
+        hurt = [
+            s
+            for s in variants
+            if (v := _ppl(results, s, multiple)) is not None and v > base and not tied(results, s, "rope", multiple)
+        ]
+        lines.append(
+            f"Rescaling a trained RoPE model at inference, without fine-tuning: better than plain RoPE at "
+            f"{multiple}×: {', '.join(helped) or 'none'}; worse: {', '.join(hurt) or 'none'}."
+        )
+    return lines

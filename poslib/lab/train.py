@@ -31,7 +31,7 @@ import resource
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -43,7 +43,16 @@ import torch.nn.functional as F
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus
 from .model import SCHEMES, LabModel, ModelConfig, split_scheme
 
-__all__ = ["LabConfig", "attention_profile", "evaluate", "run_lab", "summary_table", "train_model"]
+__all__ = [
+    "LabConfig",
+    "attention_profile",
+    "evaluate",
+    "rerun",
+    "run_lab",
+    "same_environment",
+    "summary_table",
+    "train_model",
+]
 
 DEFAULT_EVAL_MULTIPLES = (1, 2, 4, 8, 16)
 
@@ -306,6 +315,8 @@ def run_lab(
     progress: bool = False,
     progress_interval: float = 0.5,
     keep_models: bool = False,
+    profiles: Sequence[str] = (),
+    profile_multiple: int = 8,
 ) -> dict[str, Any]:
     """Train every needed model for every seed, evaluate every scheme, return the results dictionary.
 
@@ -316,6 +327,9 @@ def run_lab(
     are returned under ``"models"`` (``{(base_scheme, seed): LabModel}``), not JSON-serialisable.
     ``progress`` shows a text progress bar per trained model on stdout, redrawn at most every
     ``progress_interval`` seconds (a notebook wants a few seconds: every redraw is a kernel message).
+    For each scheme in ``profiles``, ``attention`` holds per seed the :func:`attention_profile` of
+    4 validation windows of ``profile_multiple`` × train_len bytes and of the same bytes cut into
+    windows of train_len (keys ``"1x"`` and ``"{profile_multiple}x"``, lists of shape (n_layers, n_heads)).
     """
     t_start, cpu_start = time.perf_counter(), time.process_time()
     device = torch.device(cfg.device)
@@ -326,6 +340,12 @@ def run_lab(
     eval_lens = cfg.eval_lens
     assert eval_lens is not None  # filled in by LabConfig.__post_init__
     bases = list(dict.fromkeys(split_scheme(s)[0] for s in cfg.schemes))
+    unknown = [s for s in profiles if s not in cfg.schemes]
+    if unknown:
+        raise ValueError(f"profiles must be schemes of this run ({list(cfg.schemes)}), got {unknown}")
+    long_window = spans[:4, : profile_multiple * cfg.train_len]
+    windows = {"1x": long_window.reshape(-1, cfg.train_len), f"{profile_multiple}x": long_window}
+    attention: dict[str, dict[str, Any]] = {s: {} for s in profiles}
     runs: dict[str, dict[str, Any]] = {s: {} for s in cfg.schemes}
     train_records: dict[str, dict[str, Any]] = {b: {} for b in bases}
     models = {}
@@ -342,6 +362,11 @@ def run_lab(
                     if s_base == base:
                         ppl = evaluate(model, spans, eval_lens, modifier, cfg.eval_batch_tokens)
                         runs[scheme][str(seed)] = {"ppl": {str(L): v for L, v in ppl.items()}}
+                    if s_base == base and scheme in profiles:
+                        attention[scheme][str(seed)] = {
+                            label: {k: v.tolist() for k, v in attention_profile(model, w, modifier).items()}
+                            for label, w in windows.items()
+                        }
                 record["eval_seconds"] = time.perf_counter() - t_eval
                 train_records[base][str(seed)] = dict(record.items())
                 if keep_models:
@@ -357,6 +382,8 @@ def run_lab(
         "runs": runs,
         "training": train_records,
     }
+    if profiles:
+        results["attention"] = attention
     for scheme in cfg.schemes:
         results["ppl"][scheme], results["ppl_std"][scheme] = {}, {}
         for L in eval_lens:
@@ -413,3 +440,36 @@ def summary_table(results: dict[str, Any], digits: int = 1) -> str:
             cells.append(f"{text:>13s}")
         lines.append(f"{scheme:<14s}" + "".join(cells))
     return "\n".join(lines)
+
+
+def same_environment(results: dict[str, Any], corpus: Corpus | None = None) -> bool:
+    """Whether this process would train on the same bytes with the same libraries as ``results`` did.
+
+    Compares the Python and torch versions and the corpus's description (file counts and sizes:
+    the corpus is this Python's standard library). The CPU is not compared: its floating-point
+    kernels move the last digits only.
+    """
+    corpus = corpus if corpus is not None else load_stdlib_corpus()
+    now = _versions()
+    return all(results["versions"][k] == now[k] for k in ("python", "torch")) and results["corpus"] == corpus.describe()
+
+
+def rerun(results: dict[str, Any], scheme: str, seed: int, corpus: Corpus | None = None) -> dict[str, float | None]:
+    """Train ``scheme`` for ``seed`` again with the configuration stored in ``results``; its perplexities.
+
+    The returned ``{length: ppl}`` can be compared with ``results["runs"][scheme][str(seed)]["ppl"]``:
+    on the same CPU with :func:`same_environment` they are identical, bit for bit.
+    """
+    stored = dict(results["config"])
+    if scheme not in stored["schemes"]:
+        raise ValueError(f"scheme {scheme!r} is not in these results; they have {list(stored['schemes'])}")
+    if seed not in stored["seeds"]:
+        raise ValueError(f"seed {seed} is not in these results; they have {list(stored['seeds'])}")
+    stored.update(
+        schemes=(scheme,),
+        seeds=(seed,),
+        eval_lens=tuple(stored["eval_lens"]),
+    )
+    live = run_lab(LabConfig(**stored), corpus)
+    ppl: dict[str, float | None] = live["runs"][scheme][str(seed)]["ppl"]
+    return ppl
