@@ -102,7 +102,6 @@ class PartialRotaryPlot(LivePlot):
         )
         ax2.axhline(0, color="0.7", lw=0.8)
         ax1.legend(loc="upper left", fontsize=9, frameon=False)
-        self.text = ax2.text(0.98, 0.95, "", transform=ax2.transAxes, ha="right", va="top", fontsize=9)
         self.redraw()
         return freeze_layout(fig)
 
@@ -114,15 +113,17 @@ class PartialRotaryPlot(LivePlot):
             b.set_ydata(score)
         self.lines1[0].axes.legend(loc="upper left", fontsize=9, frameon=False)
         floor = [score[-1000:].mean() for _, score in curves.values()]
-        self.text.set_text(
-            f"p = {self.params['fraction']:.2f}; mean over Δ ∈ [3097, 4096]: " + ", ".join(f"{f:.2f}" for f in floor)
+        self.lines2[0].axes.set_title(
+            f"a key identical to the query (p = {self.params['fraction']:.3g})\n"
+            "mean over Δ ∈ [3097, 4096]: " + ", ".join(f"{f:.2f}" for f in floor),
+            fontsize=10,
         )
 
 
 @cache
 def base_bound_table(head_dim: int = 128) -> tuple[tuple[int, float], ...]:
     """``(context_len, rope_base_lower_bound(context_len, head_dim))`` for 1k … 32k tokens (cached)."""
-    return tuple((n, rope_base_lower_bound(n, head_dim, high=1e9, iterations=14)) for n in CONTEXTS)
+    return tuple((n, rope_base_lower_bound(n, head_dim, low=1e3, high=1e8, iterations=12)) for n in CONTEXTS)
 
 
 class BaseBoundPlot(LivePlot):
