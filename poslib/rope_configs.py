@@ -149,7 +149,8 @@ def rope_base_lower_bound(
     base and fails just below it. The condition is not monotone in b: narrow
     windows of smaller bases pass again (at context_len 4096, d = 128: around 0.98×
     and 0.63× the returned value), so this is a lower bound up to such windows,
-    not the smallest base in the strict sense. Returns a Python float; raises
+    not the smallest base in the strict sense, and another bracket [low, high]
+    can land on another crossing (a few per cent apart at d = 128; more at small d). Returns a Python float; raises
     ``ValueError`` if even ``high`` fails.
     """
     check_positive_int("context_len", context_len)
