@@ -4,6 +4,7 @@ One module per family; everything public is re-exported here::
 
     sinusoidal      Vaswani et al. 2017            learned        BERT / GPT-2 tables
     rope            Su et al. 2021 (RoFormer)      rope_scaling   PI, NTK, dynamic NTK, YaRN, Llama-3
+    mrope           2-D axial RoPE, M-RoPE         rope_configs   config.json → RoPE; base lower bound
     xpos            Sun et al. 2022                alibi          Press et al. 2022
     t5              Raffel et al. 2020             deberta        He et al. 2021
     transformer_xl  Dai et al. 2019 (and XLNet)    kerple         Chi et al. 2022
@@ -28,6 +29,7 @@ from .extrapolation import attention_entropy_vs_length, rope_cache_drift, rope_u
 from .kerple import KerpleBias, kerple_bias
 from .learned import LearnedPositionalEmbedding, learned_lookup
 from .logn import logn_scale
+from .mrope import apply_mrope, apply_rope_2d, mrope_axis_of_pair
 from .nope import apply_nope
 from .rope import (
     apply_rope,
@@ -38,6 +40,7 @@ from .rope import (
     rope_matrix,
     rotate_half,
 )
+from .rope_configs import rope_base_lower_bound, rope_from_config
 from .rope_scaling import ROPE_SCALINGS, register_rope_scaling, rope_inv_freq, yarn_attention_factor, yarn_ramp
 from .sandwich import sandwich_bias
 from .sinusoidal import (
@@ -72,8 +75,10 @@ __all__ = [
     "alibi_bias",
     "alibi_receptive_field",
     "alibi_slopes",
+    "apply_mrope",
     "apply_nope",
     "apply_rope",
+    "apply_rope_2d",
     "apply_xpos",
     "attention",
     "attention_entropy",
@@ -87,12 +92,15 @@ __all__ = [
     "learned_lookup",
     "logn_scale",
     "mask_future",
+    "mrope_axis_of_pair",
     "register_rope_scaling",
     "relative_distance",
     "rope_angles",
+    "rope_base_lower_bound",
     "rope_cache_drift",
     "rope_decay_bound",
     "rope_frequencies",
+    "rope_from_config",
     "rope_inv_freq",
     "rope_layout_permutation",
     "rope_matrix",

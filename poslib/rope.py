@@ -169,9 +169,22 @@ def _half_rotate_numpy_blocked(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, 
 
 
 def apply_rope(
-    x: Array, positions: Array, inv_freq: Array, *, layout: str = "interleaved", scale: float = 1.0
+    x: Array,
+    positions: Array,
+    inv_freq: Array,
+    *,
+    layout: str = "interleaved",
+    scale: float = 1.0,
+    rotary_dim: int | None = None,
 ) -> Array:
     """Rotate ``x`` (shape ``(..., seq, head_dim)``) to its ``positions`` (shape ``(seq,)`` or broadcastable).
+
+    ``rotary_dim`` (partial rotary: GPT-J's ``rotary_dim``, GPT-NeoX's ``rotary_pct``,
+    Hugging Face's ``partial_rotary_factor``) rotates only the first ``rotary_dim``
+    features and returns the others unchanged, bit for bit; ``inv_freq`` then has
+    ``rotary_dim / 2`` entries. Inside those features the pairs follow ``layout``:
+    ``"half"`` pairs (i, i + rotary_dim/2) as Hugging Face's Phi / GPT-NeoX do,
+    ``"interleaved"`` pairs (2i, 2i+1) as GPT-J does.
 
     Returns an array of the same kind, device and dtype as ``x``. The angles
     positions × inv_freq are formed in float64 whatever ``x``'s dtype.
@@ -180,9 +193,27 @@ def apply_rope(
     long positions, before any multiplication. ``scale`` multiplies cos and sin, which is how YaRN's attention factor is
     applied in Hugging Face's code (queries and keys both × scale).
     """
+    if rotary_dim is not None:
+        return _apply_partial_rope(x, positions, inv_freq, layout, scale, rotary_dim)
     _check_inputs(x, positions, inv_freq, layout)
     angles = rope_angles(positions, inv_freq if not is_torch(x) else to_float(inv_freq, torch, like=x))
     return _rotate_pairs(x, scale * _cos(angles), scale * _sin(angles), layout)
+
+
+def _apply_partial_rope(x: Array, positions: Array, inv_freq: Array, layout: str, scale: float, rotary_dim: int):
+    # Partial rotary: rotate x[..., :rotary_dim], copy x[..., rotary_dim:] through untouched
+    # (a concatenation copies bits; no arithmetic touches the pass-through features).
+    check_even("rotary_dim", rotary_dim)
+    if x.ndim < 1 or rotary_dim > x.shape[-1]:
+        raise ValueError(f"rotary_dim must be at most head_dim = {x.shape[-1] if x.ndim else 0}, got {rotary_dim}")
+    n_freq = len(inv_freq) if not hasattr(inv_freq, "shape") else inv_freq.shape[-1]
+    if n_freq != rotary_dim // 2:
+        raise ValueError(f"inv_freq must have rotary_dim/2 = {rotary_dim // 2} entries, got {n_freq}")
+    rotated = apply_rope(x[..., :rotary_dim], positions, inv_freq, layout=layout, scale=scale)
+    rest = x[..., rotary_dim:]
+    if rotated.shape[:-1] != rest.shape[:-1]:  # positions broadcast x to a larger shape
+        rest = (torch.broadcast_to if is_torch(x) else np.broadcast_to)(rest, (*rotated.shape[:-1], rest.shape[-1]))
+    return torch.cat([rotated, rest], dim=-1) if is_torch(x) else np.concatenate([rotated, rest], axis=-1)
 
 
 def _cos(a: Array) -> Array:

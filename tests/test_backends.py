@@ -33,6 +33,28 @@ CASES = [
         lambda: P.apply_rope(t(X), torch.arange(6) * 1000, t(F16), layout="half"),
     ),
     (
+        "apply_rope partial rotary_dim",
+        lambda: P.apply_rope(X, np.arange(6) * 999, F16[:4], layout="half", rotary_dim=8),
+        lambda: P.apply_rope(t(X), torch.arange(6) * 999, t(F16[:4]), layout="half", rotary_dim=8),
+    ),
+    (
+        "apply_mrope",
+        lambda: P.apply_mrope(X, np.arange(18).reshape(3, 6) * 37, F16, [2, 3, 3]),
+        lambda: P.apply_mrope(t(X), torch.arange(18).reshape(3, 6) * 37, t(F16), [2, 3, 3]),
+    ),
+    (
+        "apply_rope_2d",
+        lambda: P.apply_rope_2d(X, np.arange(6) // 2, np.arange(6) % 2, F16[:4], layout="half"),
+        lambda: P.apply_rope_2d(t(X), torch.arange(6) // 2, torch.arange(6) % 2, t(F16[:4]), layout="half"),
+    ),
+    (
+        "rope_from_config",
+        lambda: P.rope_from_config({"head_dim": 16, "partial_rotary_factor": 0.5, "rope_scaling": YARN})[0],
+        lambda: P.rope_from_config(
+            {"head_dim": 16, "partial_rotary_factor": 0.5, "rope_scaling": YARN}, backend="torch"
+        )[0],
+    ),
+    (
         "apply_xpos",
         lambda: P.apply_xpos(X, np.arange(6), F16, is_key=True),
         lambda: P.apply_xpos(t(X), torch.arange(6), t(F16), is_key=True),
@@ -200,6 +222,8 @@ def test_every_public_function_has_a_backend_case():
         "deberta_delta",
         "deberta_log_bucket",
         "xpos_zeta",
+        "mrope_axis_of_pair",  # an integer index (NumPy), the same for both backends
+        "rope_base_lower_bound",  # returns a Python float, built from sizes
     }
     functions = [n for n in P.__all__ if callable(getattr(P, n)) and n[0].islower() and n not in skip]
     missing = [n for n in functions if n not in covered]
