@@ -2,6 +2,7 @@
 
 import json
 import math
+import pathlib
 
 import pytest
 import torch
@@ -490,3 +491,40 @@ def test_perplexity_figure_draws_defined_points_only():
     assert all(a.get_xlabel() and a.get_ylabel() and a.get_title() for a in fig.axes)
     assert len(fig.axes[0].patches) == 16
     plt.close(fig)
+
+
+# ---- the committed full run (results/lab.json) -----------------------------------------------------------------------
+
+RESULTS_FILE = pathlib.Path(__file__).resolve().parent.parent / "results" / "lab.json"
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict:
+    return json.loads(RESULTS_FILE.read_text(encoding="utf-8"))
+
+
+def test_committed_run_uses_the_documented_configuration(committed):
+    from poslib.lab import SCHEMES, LabConfig
+
+    # The file is the CLI's default run over three seeds; a change of defaults makes it stale.
+    expected = LabConfig(seeds=(0, 1, 2)).to_dict()
+    stored = dict(committed["config"], schemes=tuple(committed["config"]["schemes"]))
+    stored["seeds"], stored["eval_lens"] = tuple(stored["seeds"]), tuple(stored["eval_lens"])
+    assert stored == expected
+    assert set(committed["ppl"]) == set(SCHEMES)
+    assert set(committed["attention"]) == {"rope", "rope+ntk", "alibi"}
+    for scheme in SCHEMES:
+        assert set(committed["runs"][scheme]) == {"0", "1", "2"}, scheme
+
+
+def test_no_scheme_is_worse_than_nope_at_the_training_length(committed):
+    from poslib.lab import TRAINED_SCHEMES, spread
+
+    # At L_train every scheme is in its training regime: one that loses to NoPE there by more than
+    # the seed spread is set up wrongly (as the unscaled sinusoidal table was), not "bad at length".
+    L = str(committed["config"]["train_len"])
+    nope = committed["ppl"]["nope"][L]
+    for scheme in TRAINED_SCHEMES[1:]:
+        gap = committed["ppl"][scheme][L] - nope
+        allowed = max(spread(committed, scheme, 1), spread(committed, "nope", 1))
+        assert gap <= allowed, f"{scheme}: {gap:+.3f} worse than NoPE at L_train, seed spread {allowed:.3f}"

@@ -48,7 +48,7 @@ def perplexity_figure(
     cfg = results["config"]
     lens, train_len = list(cfg["eval_lens"]), cfg["train_len"]
     schemes = list(schemes) if schemes is not None else list(results["ppl"])
-    fig, ax = plt.subplots(figsize=(8.5, 5.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(9.5, 5.2), layout="constrained")
     finite = []
     for name in schemes:
         ys = [results["ppl"][name][str(L)] for L in lens]
@@ -68,7 +68,7 @@ def perplexity_figure(
                 f"{name}: not defined\nbeyond {train_len}",
                 xy=(xs[-1], yv[-1]),
                 xytext=(missing, yv[-1]),
-                fontsize=8,
+                fontsize=9,
                 color=style.get("color", "k"),
                 va="center",
                 arrowprops=dict(arrowstyle="-", color=style.get("color", "k"), lw=0.8, ls=":"),
@@ -94,14 +94,15 @@ def perplexity_figure(
                 xycoords="axes fraction",
                 ha="right",
                 va="top",
-                fontsize=8,
+                fontsize=9,
                 color=SCHEME_STYLE.get(name, {}).get("color", "k"),
             )
     ax.set_xlabel("evaluation length L (bytes; log scale)")
     ax.set_ylabel("validation perplexity (bytes)")
-    ax.set_title(f"Trained at L_train = {train_len}, evaluated on non-overlapping windows of L", fontsize=11)
+    ax.set_title(f"Trained at $L_{{train}}$ = {train_len}, evaluated on non-overlapping windows of L", fontsize=11)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, ncol=2, loc="upper left")
+    # Outside the axes, so no legend ever covers a curve.
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig
 
 
@@ -113,7 +114,7 @@ def attention_profile_figure(profiles: dict[str, dict[str, dict[str, np.ndarray]
     "1" are drawn pale). Bars are grouped by layer·head; a dotted line marks
     L_train on the distance panel.
     """
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
     entries = [(scheme, label, prof) for scheme, by_len in profiles.items() for label, prof in by_len.items()]
     n_layers, n_heads = next(iter(entries))[2]["entropy"].shape
     x = np.arange(n_layers * n_heads)
@@ -132,14 +133,15 @@ def attention_profile_figure(profiles: dict[str, dict[str, dict[str, np.ndarray]
             )
     ticks = [f"L{layer}·h{head}" for layer in range(n_layers) for head in range(n_heads)]
     axes[0].axhline(train_len, color="k", ls=":", lw=1)
-    axes[0].text(0.01, train_len, " L_train", transform=axes[0].get_yaxis_transform(), va="bottom", fontsize=8)
-    axes[0].set_ylabel("mean distance Σ_j w_ij (i − j)  (bytes)")
+    axes[0].text(0.01, train_len, r" $L_{train}$", transform=axes[0].get_yaxis_transform(), va="bottom", fontsize=9)
+    axes[0].set_ylabel(r"mean distance $\sum_j w_{ij}\,(i-j)$ (bytes)")
     axes[0].set_title("How far each head looks (queries in the last quarter)")
     axes[1].set_ylabel("attention entropy (nats)")
     axes[1].set_title("How spread out each head's attention is")
     for ax in axes:
-        ax.set_xticks(x, ticks, rotation=45, fontsize=8)
+        ax.set_xticks(x, ticks, rotation=45, fontsize=9)
         ax.set_xlabel("layer · head")
         ax.grid(alpha=0.3, axis="y")
-    axes[1].legend(fontsize=8)
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper", fontsize=9)  # beside the bars, never over them
     return fig
