@@ -11,6 +11,10 @@ are left out. Live widgets cannot run without a kernel, so each widget output be
 controls; the static figure the notebook stores beside it stays. Every PNG gets alt text made from its cell's
 context (the section heading and the sentence that introduces it). The pages follow the reader's light or dark
 setting (prefers-color-scheme); figures sit on a light card.
+
+Known limit: Chromium refuses web fonts to pages opened from file: (a CORS rule), so there MathJax lays the math
+out with the reader's installed fonts instead of its STIX web fonts (Firefox, or any page served over http,
+uses STIX). Every formula is still typeset; blackboard-bold and similar alphabets then look plainer.
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ MATHJAX_MS = 30_000  # typesetting the longest page on the shared 2-core machine
 
 # Text nodes a reader sees in rendered prose (code and outputs keep their dollars: they are code).
 _VISIBLE_TEXT_JS = """() => {
-  const skip = 'code, pre, script, style, textarea, .jp-CodeCell .jp-InputArea, .jp-OutputArea-output pre, .MathJax_Preview';
+  const skip = 'code, pre, script, style, textarea, .jp-CodeCell .jp-InputArea, .jp-OutputArea-output pre, '
+    + '.MathJax_Preview';
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const parts = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
