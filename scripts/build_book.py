@@ -142,21 +142,69 @@ def _widget_note(controls: list[str], figure_above: bool, source: str) -> str:
     )
 
 
+# TeX commands a screen reader should hear as the symbol they draw (the rest lose only their backslash).
+_TEX_WORDS = {
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "Delta": "Δ",
+    "zeta": "ζ",
+    "theta": "θ",
+    "Theta": "Θ",
+    "lambda": "λ",
+    "mu": "μ",
+    "pi": "π",
+    "Pi": "Π",
+    "sigma": "σ",
+    "omega": "ω",
+    "sum": "Σ",
+    "approx": "≈",
+    "times": "×",
+    "cdot": "·",
+    "dots": "…",
+    "ldots": "…",
+    "le": "≤",
+    "ge": "≥",
+    "in": "∈",
+    "to": "→",
+    "infty": "∞",
+    "top": "ᵀ",
+    "max": "max",
+    "ln": "ln",
+    "log": "log",
+    "cos": "cos",
+    "sin": "sin",
+    "quad": " ",
+}
+
+
+def _speakable_tex(tex: str) -> str:
+    """Inline TeX as readable text: R_{\\Theta,m} → R_{Θ,m}; \\text{x}, \\mathrm{x} → x; spacing commands dropped."""
+    tex = re.sub(r"\\(?:text|mathrm|mathbf|mathcal|operatorname|mathbb)\s*\{([^{}]*)\}", r"\1", tex)
+    tex = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_WORDS.get(m.group(1), m.group(1)), tex)
+    return re.sub(r"\\[,;:! ]", " ", tex)
+
+
 def _plain(markdown: str) -> str:
-    """Markdown as one line of plain text for alt attributes: no emphasis marks, links, code ticks or TeX dollars."""
+    """Markdown as one line of plain text for alt attributes: no emphasis marks, links or code ticks; TeX spoken."""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
-    text = re.sub(r"[*_`$#>]", "", text)
+    text = re.sub(r"\$\$?([^$]+)\$\$?", lambda m: _speakable_tex(m.group(1)), text)
+    text = re.sub(r"(?<![\w}])_|_(?![\w{])|[*`#>]", "", text)  # emphasis underscores, not subscripts
     return re.sub(r"\s+", " ", text).strip()
 
 
 def _lead_sentence(markdown: str) -> str:
-    """The last paragraph's first sentence: the words that introduce the cell below them."""
+    """The last paragraph's opening sentences (at least 60 characters when there are that many), at most 220."""
     paragraphs = [p for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith("#")]
     if not paragraphs:
         return ""
-    text = _plain(paragraphs[-1])
-    match = re.match(r"(.+?[.:!?])(\s|$)", text)
-    return (match.group(1) if match else text)[:200]
+    lead = ""
+    for sentence in re.findall(r".+?(?:[.:!?](?=\s|$)|$)", _plain(paragraphs[-1])):
+        lead = f"{lead} {sentence.strip()}".strip()
+        if len(lead) >= 60:
+            break
+    return lead if len(lead) <= 220 else lead[:219].rsplit(" ", 1)[0] + "…"
 
 
 def prepare(page: Page) -> Any:
