@@ -57,24 +57,15 @@ def perplexity_figure(
         yv = [y for y in ys if y is not None]
         err = [sd for sd, y in zip(sds, ys, strict=True) if y is not None]
         style = {"ls": "-", "marker": "o", **SCHEME_STYLE.get(name, {})}
+        # A scheme undefined beyond some length says so in its legend entry, not in a note over the curves.
+        label = name if len(xs) == len(lens) else f"{name} (not defined beyond {xs[-1] if xs else 0})"
         if any(e is not None for e in err):
-            ax.errorbar(xs, yv, yerr=[e or 0.0 for e in err], capsize=3, label=name, **style)
+            ax.errorbar(xs, yv, yerr=[e or 0.0 for e in err], capsize=3, label=label, **style)
         else:
-            ax.plot(xs, yv, label=name, **style)
+            ax.plot(xs, yv, label=label, **style)
         finite += yv
-        if len(xs) < len(lens) and xs:
-            missing = lens[len(xs)]
-            ax.annotate(
-                f"{name}: not defined\nbeyond {train_len}",
-                xy=(xs[-1], yv[-1]),
-                xytext=(missing, yv[-1]),
-                fontsize=9,
-                color=style.get("color", "k"),
-                va="center",
-                arrowprops=dict(arrowstyle="-", color=style.get("color", "k"), lw=0.8, ls=":"),
-            )
     ax.axvline(train_len, color="k", lw=1, ls=":")
-    ax.text(train_len, 1.01, r" $L_{train}$", transform=ax.get_xaxis_transform(), fontsize=9, va="bottom")
+    ax.text(train_len, 0.98, r" $L_{train}$", transform=ax.get_xaxis_transform(), fontsize=9, va="top")
     ax.set_xscale("log", base=2)
     ax.set_xticks(lens, [f"{L}\n({L // train_len}×)" for L in lens])
     if ylim is not None:
