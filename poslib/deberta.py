@@ -1,10 +1,11 @@
 """DeBERTa's disentangled attention (He et al., 2021, "DeBERTa: Decoding-enhanced BERT with Disentangled Attention").
 
 Each token carries a content vector; positions enter only through relative
-embeddings P (2k rows, one per clipped distance). With
-Q_c, K_c the content projections and Q_r = P W_{q,r}, K_r = P W_{k,r}::
+embeddings P (2κ rows, one per clipped distance; κ = ``att_span``, the paper's k).
+With Q_c, K_c the content projections and Q_r = P W_{q,r}, K_r = P W_{k,r}, for
+query i and key j (the notebooks write m, n)::
 
-    δ(i, j) = clip(i − j + k, 0, 2k − 1)                 (query − key, clipped at ±k)
+    δ(i, j) = clip(i − j + κ, 0, 2κ − 1)                 (query − key, clipped at ±κ; rows 0 … 2κ − 1)
     Ã_ij = Q_c,i · K_c,j        content → content  (c2c)
          + Q_c,i · K_r,δ(i,j)   content → position (c2p)
          + K_c,j · Q_r,δ(j,i)   position → content (p2c)
@@ -70,7 +71,7 @@ def deberta_relative_position(
 
 
 def deberta_delta(relative_position: Array, att_span: int) -> Array:
-    """δ = clip(r + k, 0, 2k − 1): the row of the relative table used for relative position r, k = att_span."""
+    """δ = clip(r + κ, 0, 2κ − 1): the table row for relative position r = query − key (κ = att_span)."""
     check_positive_int("att_span", att_span)
     xp = xp_of(relative_position=relative_position)
     return xp.clip(relative_position + att_span, 0, 2 * att_span - 1)
@@ -89,7 +90,7 @@ def deberta_scores(
     """Disentangled scores (c2c + c2p + p2c) / √(3d), shape ``(..., q_len, k_len)``.
 
     ``q_c`` ``(..., q_len, d)``, ``k_c`` ``(..., k_len, d)``; ``q_r``, ``k_r``
-    ``(2k, d)``: projected relative embeddings (k = att_span = rows / 2).
+    ``(2κ, d)``: projected relative embeddings (κ = att_span = rows / 2).
     ``relative_position`` defaults to plain query − key. With
     ``return_terms=True`` returns ``(scores, {"c2c", "c2p", "p2c"})``, the terms unscaled.
 

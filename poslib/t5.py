@@ -11,8 +11,11 @@ Each head learns one scalar per *bucket* of relative position
 
 Bidirectional (encoder) buckets put r > 0 (keys after the query) in the upper
 half. Causal (decoder) buckets treat every future key as distance 0.
-Sign convention: relative_position = key − query (the bias of an encoder-decoder
-once got this wrong: huggingface/transformers #7323).
+Sign convention: relative_position = key − query (``memory_position − context_position``
+in Hugging Face's T5 code). The bias belongs to self-attention only: T5's encoder-decoder
+(cross-)attention has no position bias. Hugging Face's port once applied a bidirectional
+bias there too (questioned in huggingface/transformers #7323, removed by PR #8518 after an
+integration test against the original T5 model).
 """
 
 from __future__ import annotations

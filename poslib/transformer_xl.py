@@ -14,6 +14,8 @@ this as QᵢᵀKⱼ + uᵀR + vᵀR: that drops q_i from term (b), drops k_j fro
 and loses the projection W_{k,R}; the paper's form is the one above.)
 XLNet uses the same attention. The relative encodings R use the sinusoidal
 formula at (possibly negative) offsets i − j, concatenated [sin | cos].
+(u, v are the paper's names and this module's arguments; the notebooks write u, w,
+since v is a value vector there, and m, n for the positions i, j.)
 """
 
 from __future__ import annotations

@@ -50,8 +50,8 @@ def heatmap_row(
     mats: Sequence[np.ndarray],
     titles: Sequence[str],
     *,
-    xlabel: str = "key position j",
-    ylabel: str = "query position i",
+    xlabel: str = "key position n",
+    ylabel: str = "query position m",
     suptitle: str | None = None,
     cmap: str = "RdBu_r",
     symmetric: bool = True,
@@ -114,10 +114,10 @@ class T5BucketPlot(LivePlot):
             ax.axvline(0, color=c, ls=ls, lw=0.9) for c, ls in [("C2", "--"), ("C2", "--"), ("C3", ":"), ("C3", ":")]
         ]
         self.top = ax.axhline(0, color="gray", lw=0.8)
-        ax.set(xlabel="relative position r = key − query", ylabel="bucket index", xlim=(-self.span, self.span))
+        ax.set(xlabel="relative position r = n − m (key − query)", ylabel="bucket index", xlim=(-self.span, self.span))
         self.ax = ax
         self.im = ax_m.imshow(matrix, cmap="viridis", interpolation="nearest")
-        ax_m.set(title="bucket of each (query, key) pair", xlabel="key position j", ylabel="query position i")
+        ax_m.set(title="bucket of each (query, key) pair", xlabel="key position n", ylabel="query position m")
         sparse_colorbar(fig, self.im, ax_m, "bucket index")
         self._decorate(curve, matrix)
         return freeze_layout(fig)
@@ -146,7 +146,7 @@ def deberta_demo_inputs(n_tokens: int = 40, dim: int = 16, seed: int = 0) -> dic
     """Seeded content vectors and projections for the DeBERTa figures.
 
     Returns ``q_c``, ``k_c`` (n_tokens, dim) and ``w_q_r``, ``w_k_r`` (dim, dim).
-    The relative table itself is built per k by :meth:`DebertaPlot.relative_table`.
+    The relative table itself is built per κ by :meth:`DebertaPlot.relative_table`.
     """
     rng = np.random.default_rng(seed)
     q_c, k_c = rng.standard_normal((2, n_tokens, dim))
@@ -155,11 +155,11 @@ def deberta_demo_inputs(n_tokens: int = 40, dim: int = 16, seed: int = 0) -> dic
 
 
 class DebertaPlot(LivePlot):
-    """DeBERTa's table row δ(i, j), content→position and position→content terms, for a clipping distance k.
+    """DeBERTa's table row δ(m, n), content→position and position→content terms, for a clipping distance κ.
 
-    The relative embeddings P (2k × d) would be learned; here row δ holds the
-    sinusoid of the distance δ − k, a smooth stand-in that makes the clipping
-    visible: beyond |i − j| ≥ k every pair reuses the first or last row.
+    The relative embeddings P (2κ × d) would be learned; here row δ holds the
+    sinusoid of the distance δ − κ, a smooth stand-in that makes the clipping
+    visible: beyond |m − n| ≥ κ every pair reuses the first or last row.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"att_span": 8}
@@ -168,11 +168,11 @@ class DebertaPlot(LivePlot):
 
     @staticmethod
     def relative_table(att_span: int, dim: int) -> np.ndarray:
-        """Stand-in relative embeddings P, row δ = sinusoid of distance δ − k, shape (2k, dim)."""
+        """Stand-in relative embeddings P, row δ = sinusoid of distance δ − κ, shape (2κ, dim)."""
         return sinusoidal_encode(np.arange(-att_span, att_span), dim)
 
     def terms(self) -> dict[str, np.ndarray]:
-        """The unscaled c2p and p2c terms and the δ(i, j) matrix for the current k."""
+        """The unscaled c2p and p2c terms and the δ(m, n) matrix for the current κ."""
         k = int(self.params["att_span"])
         p = self.relative_table(k, self.dim)
         d = self.inputs
@@ -186,13 +186,13 @@ class DebertaPlot(LivePlot):
         fig, axes = plt.subplots(1, 3, figsize=(12, 3.9), layout="constrained")
         self.ims = {}
         spec = [
-            ("delta", "row δ(i, j) of P used", "viridis"),
-            ("c2p", "content→position  q_c,i · k_r,δ(i,j)", "RdBu_r"),
-            ("p2c", "position→content  k_c,j · q_r,δ(j,i)", "RdBu_r"),
+            ("delta", "row δ(m, n) of P used", "viridis"),
+            ("c2p", "content→position  q_c,m · k_r,δ(m,n)", "RdBu_r"),
+            ("p2c", "position→content  k_c,n · q_r,δ(n,m)", "RdBu_r"),
         ]
         for ax, (key, title, cmap) in zip(axes, spec, strict=True):
             self.ims[key] = ax.imshow(t[key], cmap=cmap, interpolation="nearest")
-            ax.set(title=title, xlabel="key position j", ylabel="query position i")
+            ax.set(title=title, xlabel="key position n", ylabel="query position m")
             ax.locator_params(nbins=4)
         for ax in axes[1:]:
             ax.tick_params(labelleft=False)  # same rows as the first panel: one set of tick labels is enough
@@ -211,7 +211,7 @@ class DebertaPlot(LivePlot):
             self.ims[key].set_data(t[key])
             self.ims[key].set_clim(-lim, lim)
         self.fig.suptitle(
-            f"DeBERTa disentangled attention, clipping distance k = {k}: pairs with |i − j| ≥ {k} share the end rows"
+            f"DeBERTa disentangled attention, clipping distance κ = {k}: pairs with |m − n| ≥ {k} share the end rows"
         )
 
     def redraw(self) -> None:

@@ -2,7 +2,7 @@
 
 :class:`WavePairPlot` (sliders: pair i, base) shows one (sin, cos) pair of the
 table as waves over position, with its wavelength 2π·base^(2i/d) marked.
-:class:`DotDecayPlot` (sliders: base, d) plots PE(0)·PE(k) against the offset k
+:class:`DotDecayPlot` (sliders: base, d) plots PE(0)·PE(Δ) against the offset Δ
 beside the sources' experiment with random q and k. :func:`dot_decay_curves`
 computes what that figure draws; :func:`cross_terms_figure` contrasts
 PE(m)·PE(n) with the same term after random projections.
@@ -106,11 +106,11 @@ class WavePairPlot(LivePlot):
 def dot_decay_curves(
     base: float, dim: int, max_offset: int, *, n_draws: int = 256, seed: int = 0, max_dim: int = 512
 ) -> dict[str, np.ndarray]:
-    """What :class:`DotDecayPlot` draws, for offsets k = 0 … max_offset.
+    """What :class:`DotDecayPlot` draws, for key positions n = 0 … max_offset (the query at 0, so n is the offset).
 
-    ``pe``: PE(0)·PE(k). ``one_draw``: the sources' experiment, (q + PE(0))·(k + PE(k))
+    ``pe``: PE(0)·PE(n). ``one_draw``: the sources' experiment, (q + PE(0))·(k + PE(n))
     for one random pair q, k ~ N(0, I). ``mean_draws``: its mean over ``n_draws``
-    random pairs, which tends to PE(0)·PE(k) because the cross terms average to 0.
+    random pairs, which tends to PE(0)·PE(n) because the cross terms average to 0.
     The random vectors are drawn once at ``max_dim`` and truncated, so changing
     ``dim`` keeps the same draws.
     """
@@ -143,7 +143,10 @@ def _random_pairs(n_draws: int, max_dim: int, seed: int) -> np.ndarray:
 
 
 class DotDecayPlot(LivePlot):
-    """Left: PE(0)·PE(k) against k. Right: the sources' random q, k experiment: one draw, and the mean of 256."""
+    """Left: PE(m)·PE(m+Δ) against the offset Δ.
+
+    Right: the sources' experiment, the query at 0 and the key at n: one random draw, and the mean of 256.
+    """
 
     defaults: ClassVar[dict[str, Any]] = {"base": 10000.0, "dim": 128}
     bench_values: ClassVar[list[dict[str, Any]]] = [
@@ -160,15 +163,15 @@ class DotDecayPlot(LivePlot):
         fig, (ax_pe, ax_qk) = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
         self.ax_pe, self.ax_qk = ax_pe, ax_qk
         (self.pe_line,) = ax_pe.plot([], [], color="C2", lw=1)
-        ax_pe.set(xlabel="offset k = n − m (positions)", ylabel="PE(m)·PE(m+k)", xlim=(0, self.max_offset))
-        (self.one_line,) = ax_qk.plot([], [], color="0.6", lw=0.8, label="one random q, k")
+        ax_pe.set(xlabel="offset Δ = n − m (positions)", ylabel="PE(m)·PE(m+Δ)", xlim=(0, self.max_offset))
+        (self.one_line,) = ax_qk.plot([], [], color="0.6", lw=0.8, label="one random pair q, k")
         (self.mean_line,) = ax_qk.plot([], [], color="C0", lw=1.2, label="mean of 256 random pairs")
-        (self.pe_ref,) = ax_qk.plot([], [], color="C2", lw=1, ls="--", label="PE(0)·PE(k)")
+        (self.pe_ref,) = ax_qk.plot([], [], color="C2", lw=1, ls="--", label="PE(0)·PE(n): the limit of the mean")
         ax_qk.set(
-            xlabel="position of k (q stays at 0)",
+            xlabel="key position n (the query stays at 0)",
             ylabel="(q + PE(0))·(k + PE(n))",
             xlim=(0, self.max_offset),
-            title="the sources' experiment: q at 0, k moving away",
+            title="the sources' experiment: query at 0, key moving away",
         )
         ax_qk.legend(loc="upper right", fontsize=8)
         self.redraw()
@@ -177,15 +180,15 @@ class DotDecayPlot(LivePlot):
     def redraw(self) -> None:
         base, dim = float(self.params["base"]), int(self.params["dim"])
         c = dot_decay_curves(base, dim, self.max_offset)
-        k = c["offsets"]
-        self.pe_line.set_data(k, c["pe"])
+        offsets = c["offsets"]
+        self.pe_line.set_data(offsets, c["pe"])
         self.ax_pe.set_ylim(c["pe"].min() - 0.05 * dim, dim / 2 * 1.05)
         self.ax_pe.set_title(
-            f"PE(m)·PE(m+k) = $\\sum_i \\cos(k\\,\\omega_i)$,  d = {dim}, base = {base:g}", fontsize=10
+            f"PE(m)·PE(m+Δ) = $\\sum_i \\cos(\\Delta\\,\\omega_i)$,  d = {dim}, base = {base:g}", fontsize=10
         )
-        self.one_line.set_data(k, c["one_draw"])
-        self.mean_line.set_data(k, c["mean_draws"])
-        self.pe_ref.set_data(k, c["pe"])
+        self.one_line.set_data(offsets, c["one_draw"])
+        self.mean_line.set_data(offsets, c["mean_draws"])
+        self.pe_ref.set_data(offsets, c["pe"])
         lo = min(c["one_draw"].min(), c["pe"].min())
         hi = max(c["one_draw"].max(), c["pe"].max())
         pad = 0.05 * (hi - lo)
