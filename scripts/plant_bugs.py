@@ -36,10 +36,11 @@ class Outcome:
     failed_tests: list[str]
     failed_cells: list[str]
     seconds: float
+    planted: bool = True
 
     @property
     def caught(self) -> bool:
-        return bool(self.failed_tests) and bool(self.failed_cells)
+        return self.planted and bool(self.failed_tests) and bool(self.failed_cells)
 
 
 def _env(name: str) -> dict[str, str]:
@@ -95,8 +96,22 @@ def run_notebook(bug: Bug, notebook: str) -> list[str]:
     return [f"{stem} {line[5:]}" for line in proc.stdout.splitlines() if line.startswith("CELL ")]
 
 
+def planting_error(bug: Bug) -> str | None:
+    """None when ``bug`` plants cleanly in a fresh process, else what went wrong.
+
+    sitecustomize's errors are only printed by Python, never raised, so a patch that misses its
+    target would otherwise look like a bug that no check catches.
+    """
+    probe = f"import sys; m = sys.modules.get('planted_bugs'); sys.exit(0 if m and m.PLANTED == {bug.name!r} else 3)"
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=_env(bug.name), capture_output=True, text=True)
+    return None if proc.returncode == 0 else (proc.stderr.strip() or f"exit {proc.returncode}")
+
+
 def run_bug(bug: Bug) -> Outcome:
     start = time.perf_counter()
+    error = planting_error(bug)
+    if error:
+        return Outcome(bug, [], [f"PLANTING FAILED: {error[-200:]}"], time.perf_counter() - start, planted=False)
     failed_tests = run_tests(bug)
     failed_cells = [cell for nb in bug.notebooks for cell in run_notebook(bug, nb)]
     return Outcome(bug, failed_tests, failed_cells, time.perf_counter() - start)
@@ -133,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             outcome = future.result()
             outcomes[outcome.bug.name] = outcome
-            mark = "caught" if outcome.caught else "MISSED"
+            mark = "caught" if outcome.caught else ("MISSED" if outcome.planted else "NOT PLANTED")
             print(f"[{done}/{len(names)}] {outcome.bug.name}: {mark} ({outcome.seconds:.0f} s)", flush=True)
     print()
     print("| bug | what | unit tests that failed | notebook checks that failed |")

@@ -46,6 +46,7 @@ class Bug:
 
 
 _BUGS: dict[str, Bug] = {}
+PLANTED: str | None = None  # the bug planted in this process, set once its patch has applied
 
 
 def bug(
@@ -108,4 +109,6 @@ def plant(name: str) -> Bug:
     if name not in bugs:
         raise KeyError(f"unknown planted bug {name!r}; known: {sorted(bugs)}")
     bugs[name].apply()
+    global PLANTED
+    PLANTED = name
     return bugs[name]
