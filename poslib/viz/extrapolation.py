@@ -165,11 +165,13 @@ class EntropyPlot(LivePlot):
 
 
 def scaling_configs(factor: float, original: int) -> dict[str, dict[str, Any]]:
-    """The ``rope_scaling`` dictionaries notebook 06 compares, all with factor s and original context L."""
+    """The ``rope_scaling`` dictionaries notebook 06 compares: factor s (dynamic NTK: factor 1), original context L."""
     return {
         "PI (linear)": {"rope_type": "linear", "factor": factor},
         "NTK-aware": {"rope_type": "ntk", "factor": factor},
-        "dynamic NTK": {"rope_type": "dynamic", "factor": factor, "original_max_position_embeddings": original},
+        # factor 1: s'(n) = n/L, just the stretch the current length needs (at n = s·L it equals static NTK);
+        # the target s as the factor would overshoot to s² − s + 1 at n = s·L (notebook 06, section 4.7)
+        "dynamic NTK": {"rope_type": "dynamic", "factor": 1.0, "original_max_position_embeddings": original},
         "YaRN": {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": original},
         "Llama-3": {
             "rope_type": "llama3",
