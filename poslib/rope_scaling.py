@@ -94,7 +94,9 @@ def _dynamic(head_dim, base, cfg, seq_len, backend):
     """Dynamic NTK: the NTK base change with an effective factor that grows with the current length n.
 
     s' = s·n/L − (s − 1) for n > L (s' = 1 at n = L, s' = s at n = 2L… linear in n);
-    for n ≤ L the frequencies are the plain ones. ``seq_len`` is n. With a KV
+    for n ≤ L the frequencies are the plain ones. ``seq_len`` is n. The configured
+    factor is not the target extension: with factor 1, s' = n/L and at n = s·L this is
+    static NTK with factor s; with factor s it overshoots to s² − s + 1 there. With a KV
     cache, keys rotated at an earlier n used another base than new queries: the
     pitfall discussed in huggingface/transformers #25104.
     """

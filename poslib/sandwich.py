@@ -7,9 +7,12 @@ product of two sinusoidal vectors, which depends only on i − j::
 
 poslib subtracts d/2 (its value at distance 0), so the bias is 0 on the
 diagonal and ≤ 0 elsewhere, and decays (on average, with ripples) with
-distance, like a smooth ALiBi. The paper additionally divides by a per-head
-factor (as ALiBi's slopes do); pass ``n_heads`` to get that: head h (1-based)
-is divided by 8h/n_heads.
+distance, like a smooth ALiBi. Per head, the bias is divided by 8h/H (head h
+of H, 1-based; pass ``n_heads``), as ALiBi spreads its slopes. Source of the
+divisor: NVIDIA NeMo's ``SandwichRelativePositionEmbedding`` (which implements
+arXiv:2212.10356 as (Σ_k cos − d/2) / (8h/H)) and the paper's Figure 1, which uses
+h·8/H for ALiBi's heads; the Sandwich section's own text was not checked for it.
+NeMo takes ω_k for k = 1 … d/2, poslib (the sinusoidal table's) k = 0 … d/2 − 1.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Sun et al., 2022, "A Length-Extrapolatable Transformer", arXiv:2212.10554.
 
 Each pair i gets a base ζ_i = (2i/d + γ)/(1 + γ) < 1 (γ = 0.4 in the paper).
-Queries are multiplied by ζ_i^(n/scale_base) and keys by ζ_i^(−m/scale_base), so
-the score between query n and key m carries ζ_i^((n−m)/scale_base): it decays
+A query at position m is multiplied by ζ_i^(m/scale_base) and a key at n by ζ_i^(−n/scale_base),
+so their score carries ζ_i^((m−n)/scale_base) (m = query, n = key, as in RoPE): it decays
 with distance, fastest for the high-frequency pairs (small ζ_i), which are the
 ones whose rotation is least reliable at long range.
 

@@ -209,3 +209,33 @@ def test_attention_entropy():
     uniform = np.full((1, 4), 0.25)
     assert P.attention_entropy(uniform)[0] == pytest.approx(math.log(4))
     assert P.attention_entropy(np.array([[1.0, 0.0]]))[0] == 0.0
+
+
+def _quadratic_forms_on_sum_zero_vectors(bias, n_vectors=200, seed=0):
+    # c·Bc for random c with Σc = 0 (each drawn, then its mean removed): CPD means none is negative
+    rng = np.random.default_rng(seed)
+    c = rng.standard_normal((n_vectors, bias.shape[-1]))
+    c -= c.mean(axis=1, keepdims=True)
+    return np.einsum("vi,ij,vj->v", c, bias, c) / np.einsum("vi,vi->v", c, c)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["alibi", "kerple_power_half", "kerple_power_two", "kerple_log", "sandwich"],
+)
+def test_distance_biases_are_conditionally_positive_definite(name):
+    n = 40
+    bias = {
+        "alibi": lambda: P.alibi_bias(8, n, causal=False)[2],
+        "kerple_power_half": lambda: P.kerple_bias(n, n, 1.5, 0.5, kind="power"),
+        "kerple_power_two": lambda: P.kerple_bias(n, n, 0.1, 2.0, kind="power"),
+        "kerple_log": lambda: P.kerple_bias(n, n, 2.0, 0.7, kind="log"),
+        "sandwich": lambda: P.sandwich_bias(n, n, 32),
+    }[name]()
+    assert (bias <= 1e-12).all() and np.allclose(np.diag(bias), 0)  # a penalty: 0 on the diagonal, ≤ 0 off it
+    assert _quadratic_forms_on_sum_zero_vectors(bias).min() > -1e-9 * np.abs(bias).max()
+
+
+def test_a_positive_distance_is_not_conditionally_positive_definite():
+    d = np.abs(np.subtract.outer(np.arange(40), np.arange(40))).astype(float)
+    assert _quadratic_forms_on_sum_zero_vectors(d).max() < 0  # +|i − j| fails on every sum-zero vector tried

@@ -226,6 +226,18 @@ def test_alibi_bias_plot_draws_poslib_numbers_and_clamps_the_head():
     plot.close()
 
 
+def test_alibi_bias_plot_uses_one_colour_scale_so_heads_look_different():
+    plot = VA.AlibiBiasPlot()
+    images = []
+    for h in (1, 4, 8):
+        plot.update(n_heads=8, head=h, causal=False)
+        assert plot.im.get_clim() == (-plot.floor, 0)
+        images.append(plot.im.to_rgba(plot.im.get_array()).copy())
+    for a, b in [(0, 1), (1, 2), (0, 2)]:
+        assert (np.abs(images[a] - images[b]).max(axis=-1) > 0.02).mean() > 0.5
+    plot.close()
+
+
 def test_alibi_reach_plot_draws_poslib_numbers():
     plot = VA.AlibiReachPlot()
     for n, length in [(4, 300), (12, 2000)]:

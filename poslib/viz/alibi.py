@@ -33,7 +33,11 @@ class AlibiBiasPlot(LivePlot):
     """The bias −m_h·|i − j| of one head as a heatmap, and the slopes of all heads.
 
     ``head`` is 1-based and clamped to ``n_heads``. With ``causal`` the future
-    keys are masked (grey); without, the matrix is symmetric.
+    keys are masked (grey); without, the matrix is symmetric. Every head and head
+    count shares one colour scale, [−``floor``, 0] (values below are drawn in the
+    darkest colour): a key pushed down by 8 has its weight multiplied by e⁻⁸ ≈ 3·10⁻⁴,
+    so a steep head looks local and a gentle one looks nearly flat. (Colour limits
+    set per head would make every head's image identical.)
     """
 
     defaults: ClassVar[dict[str, Any]] = {"n_heads": 8, "head": 1, "causal": True}
@@ -45,14 +49,15 @@ class AlibiBiasPlot(LivePlot):
         {"n_heads": 8, "head": 1, "causal": True},
     ]
     seq_len = 24
+    floor = 8.0
 
     def build(self) -> Figure:
         fig, (a_bias, a_slopes) = plt.subplots(
             1, 2, figsize=(11.5, 4.3), layout="constrained", gridspec_kw={"width_ratios": [1, 1.2]}
         )
         cmap = plt.get_cmap("viridis").with_extremes(bad="0.85")
-        self.im = a_bias.imshow(np.zeros((self.seq_len, self.seq_len)), cmap=cmap, vmin=-1, vmax=0)
-        sparse_colorbar(fig, self.im, a_bias, "bias −m·|i − j|", shrink=1.0)
+        self.im = a_bias.imshow(np.zeros((self.seq_len, self.seq_len)), cmap=cmap, vmin=-self.floor, vmax=0)
+        sparse_colorbar(fig, self.im, a_bias, "bias −m·|i − j| (one scale for all heads)", shrink=1.0)
         a_bias.set(xlabel="key position j", ylabel="query position i")
         self.a_bias = a_bias
         (self.main,) = a_slopes.semilogy([], [], "o", color="C0", label="2^(−8h/p), p = largest power of two ≤ n")
@@ -61,7 +66,7 @@ class AlibiBiasPlot(LivePlot):
         a_slopes.set(xlabel="head h", ylabel="slope m_h", xlim=(0, MAX_HEADS + 1), ylim=(2**-12, 1.5))
         a_slopes.set_yticks([2.0**-k for k in range(0, 9)], ["1"] + [f"1/{2**k}" for k in range(1, 9)])
         a_slopes.minorticks_off()
-        a_slopes.legend(fontsize=7, loc="lower left")  # below the smallest slope, 2⁻⁸
+        a_slopes.legend(fontsize=9, loc="lower left")  # below the smallest slope, 2⁻⁸
         self.a_slopes = a_slopes
         self.redraw()
         return freeze_layout(fig)
@@ -72,8 +77,7 @@ class AlibiBiasPlot(LivePlot):
         causal = bool(self.params["causal"])
         slopes = alibi_slopes(n)
         bias = alibi_bias(n, self.seq_len, causal=causal)[h - 1]
-        self.im.set_data(np.ma.masked_invalid(bias))
-        self.im.set_clim(-slopes[h - 1] * (self.seq_len - 1), 0)
+        self.im.set_data(np.ma.masked_invalid(bias))  # the colour limits stay fixed: see the class docstring
         kind = "causal" if causal else "symmetric"
         self.a_bias.set_title(f"head {h} of {n}, slope m = {slopes[h - 1]:.4g} ({kind})", fontsize=10)
         p = _split(n)

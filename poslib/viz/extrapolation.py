@@ -165,11 +165,13 @@ class EntropyPlot(LivePlot):
 
 
 def scaling_configs(factor: float, original: int) -> dict[str, dict[str, Any]]:
-    """The ``rope_scaling`` dictionaries notebook 06 compares, all with factor s and original context L."""
+    """The ``rope_scaling`` dictionaries notebook 06 compares: factor s (dynamic NTK: factor 1), original context L."""
     return {
         "PI (linear)": {"rope_type": "linear", "factor": factor},
         "NTK-aware": {"rope_type": "ntk", "factor": factor},
-        "dynamic NTK": {"rope_type": "dynamic", "factor": factor, "original_max_position_embeddings": original},
+        # factor 1: s'(n) = n/L, just the stretch the current length needs (at n = s·L it equals static NTK);
+        # the target s as the factor would overshoot to s² − s + 1 at n = s·L (notebook 06, section 4.7)
+        "dynamic NTK": {"rope_type": "dynamic", "factor": 1.0, "original_max_position_embeddings": original},
         "YaRN": {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": original},
         "Llama-3": {
             "rope_type": "llama3",
@@ -216,10 +218,10 @@ class ScalingPlot(LivePlot):
             (self.ratios[name],) = a_ratio.semilogy(i, np.ones_like(self.theta), color=color, ls=ls, label=name)
         a_wave.axhline(self.original, color="0.4", ls=":", lw=1)
         self.long_line = a_wave.axhline(self.original, color="C3", ls=":", lw=1)
-        self.long_text = a_wave.text(1, self.original, "", color="C3", fontsize=8, va="bottom")
-        a_wave.text(1, self.original, f"L = {self.original}", color="0.3", fontsize=8, va="top")
+        self.long_text = a_wave.text(1, self.original, "", color="C3", fontsize=9, va="bottom")
+        a_wave.text(1, self.original, f"L = {self.original}", color="0.3", fontsize=9, va="top")
         a_wave.set(title="Wavelength of each pair", xlabel="pair index i", ylabel="wavelength 2π/θᵢ' (tokens)")
-        self.wave_legend = a_wave.legend(fontsize=7, loc="lower right")
+        self.wave_legend = a_wave.legend(fontsize=9, loc="lower right")
         # one legend (left panel) serves both: same colours, and legend text is costly to redraw
         a_ratio.set(xlabel="pair index i", ylabel="θᵢ' / θᵢ", ylim=(1 / 80, 1.6))
         a_ratio.axhline(1, color="k", lw=1)
@@ -269,7 +271,11 @@ class XposDecayPlot(LivePlot):
         self.lines = [
             ax.semilogy(self.distance, np.ones(len(self.distance)), label=f"pair i = {i}")[0] for i in self.pairs
         ]
-        ax.set(xlabel="distance Δ = n − m (tokens)", ylabel="decay factor ζᵢ^(Δ/scale_base)", ylim=(1e-4, 1.5))
+        ax.set(
+            xlabel="distance Δ = m − n, query m, key n (tokens)",
+            ylabel="decay factor ζᵢ^(Δ/scale_base)",
+            ylim=(1e-4, 1.5),
+        )
         ax.legend(fontsize=8, loc="lower left")
         ax.minorticks_off()
         self.ax = ax
@@ -278,7 +284,7 @@ class XposDecayPlot(LivePlot):
 
     def redraw(self) -> None:
         gamma, base = float(self.params["gamma"]), float(self.params["scale_base"])
-        # the factor on a score is the query's ζ^(n/B) times the key's ζ^(−m/B); with the key at 0 that is ζ^(Δ/B)
+        # the factor on a score is the query's ζ^(m/B) times the key's ζ^(−n/B); with the key at 0 that is ζ^(Δ/B)
         decay = xpos_scale(self.distance, self.head_dim, scale_base=base, gamma=gamma)
         for line, i in zip(self.lines, self.pairs, strict=True):
             line.set_ydata(decay[:, i])
