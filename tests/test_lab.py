@@ -4,6 +4,7 @@ import json
 import math
 import pathlib
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -527,3 +528,22 @@ def test_no_scheme_is_worse_than_nope_at_the_training_length(committed):
         gap = committed["ppl"][scheme][L] - nope
         allowed = max(spread(committed, scheme, 1), spread(committed, "nope", 1))
         assert gap <= allowed, f"{scheme}: {gap:+.3f} worse than NoPE at L_train, seed spread {allowed:.3f}"
+
+
+def test_attention_profiles_are_recorded_per_seed(corpus):
+    cfg = LabConfig(schemes=("alibi",), train_len=16, steps=2, seeds=(0, 1), n_eval_spans=4, eval_lens=(16, 32, 128))
+    r = run_lab(cfg, corpus, profiles=("alibi",))
+    per_seed = r["attention"]["alibi"]
+    assert set(per_seed) == {"0", "1"} and set(per_seed["0"]) == {"1x", "8x"}
+    shape = (cfg.n_layers, cfg.n_heads)
+    assert all(
+        np.shape(per_seed["0"][label][key]) == shape for label in ("1x", "8x") for key in ("entropy", "distance")
+    )
+    with pytest.raises(ValueError, match="profiles must be schemes of this run"):
+        run_lab(cfg, corpus, profiles=("rope",))
+    with pytest.raises(ValueError, match="exceeds the evaluation span"):
+        run_lab(
+            LabConfig(schemes=("alibi",), train_len=16, steps=1, n_eval_spans=4, eval_lens=(16, 32)),
+            corpus,
+            profiles=("alibi",),
+        )

@@ -343,8 +343,15 @@ def run_lab(
     unknown = [s for s in profiles if s not in cfg.schemes]
     if unknown:
         raise ValueError(f"profiles must be schemes of this run ({list(cfg.schemes)}), got {unknown}")
-    long_window = spans[:4, : profile_multiple * cfg.train_len]
-    windows = {"1x": long_window.reshape(-1, cfg.train_len), f"{profile_multiple}x": long_window}
+    windows: dict[str, torch.Tensor] = {}
+    if profiles:
+        if profile_multiple * cfg.train_len > cfg.span_len:
+            raise ValueError(
+                f"profile_multiple × train_len = {profile_multiple * cfg.train_len} exceeds the evaluation span "
+                f"({cfg.span_len} bytes); evaluate at that length too"
+            )
+        long_window = spans[:4, : profile_multiple * cfg.train_len]
+        windows = {"1x": long_window.reshape(-1, cfg.train_len), f"{profile_multiple}x": long_window}
     attention: dict[str, dict[str, Any]] = {s: {} for s in profiles}
     runs: dict[str, dict[str, Any]] = {s: {} for s in cfg.schemes}
     train_records: dict[str, dict[str, Any]] = {b: {} for b in bases}
