@@ -10,6 +10,8 @@ One module per family; everything public is re-exported here::
     transformer_xl  Dai et al. 2019 (and XLNet)    kerple         Chi et al. 2022
     sandwich        Chi et al. 2023                logn           log-n attention scaling
     nope            no positions at all            attention      reference attention, masks, entropy
+    fire            Li et al. 2024 (FIRE)          cope           Golovneva et al. 2024 (CoPE)
+    randomized      Ruoss et al. 2023
 
 Functions that take arrays return the same kind (NumPy in, NumPy out; torch in,
 torch out, same device). Functions that build from sizes take
@@ -18,6 +20,7 @@ torch out, same device). Functions that build from sizes take
 
 from .alibi import alibi_bias, alibi_receptive_field, alibi_slopes
 from .attention import attention, attention_entropy, causal_mask, mask_future, relative_distance, softmax
+from .cope import CoPE, cope_bias, cope_positions
 from .deberta import (
     DebertaRelativeScores,
     deberta_delta,
@@ -26,11 +29,13 @@ from .deberta import (
     deberta_scores,
 )
 from .extrapolation import attention_entropy_vs_length, rope_cache_drift, rope_unseen_angle
+from .fire import FireBias, fire_bias, fire_inputs, fire_weights_from_bias
 from .kerple import KerpleBias, kerple_bias
 from .learned import LearnedPositionalEmbedding, learned_lookup
 from .logn import logn_scale
 from .mrope import apply_mrope, apply_rope_2d, mrope_axis_of_pair
 from .nope import apply_nope
+from .randomized import randomized_positions
 from .rope import (
     apply_rope,
     rope_angles,
@@ -65,7 +70,9 @@ __version__ = "0.1.0"
 # The public surface, listed once: each name is also in the README's API table.
 __all__ = [
     "ROPE_SCALINGS",
+    "CoPE",
     "DebertaRelativeScores",
+    "FireBias",
     "KerpleBias",
     "LearnedPositionalEmbedding",
     "SinusoidalEmbedding",
@@ -84,15 +91,21 @@ __all__ = [
     "attention_entropy",
     "attention_entropy_vs_length",
     "causal_mask",
+    "cope_bias",
+    "cope_positions",
     "deberta_delta",
     "deberta_log_bucket",
     "deberta_relative_position",
     "deberta_scores",
+    "fire_bias",
+    "fire_inputs",
+    "fire_weights_from_bias",
     "kerple_bias",
     "learned_lookup",
     "logn_scale",
     "mask_future",
     "mrope_axis_of_pair",
+    "randomized_positions",
     "register_rope_scaling",
     "relative_distance",
     "rope_angles",

@@ -182,6 +182,36 @@ CASES = [
         lambda: P.rope_cache_drift(16, 10000.0, {**YARN, "rope_type": "dynamic"}, 70, backend="torch"),
     ),
     (
+        "fire_bias",
+        lambda: P.fire_bias(7, 9, R9[0, :4], R9[1, :4], R9[2:5, :4], R9[5, :3], c=0.7, L=5.0),
+        lambda: P.fire_bias(7, 9, *(t(a) for a in (R9[0, :4], R9[1, :4], R9[2:5, :4], R9[5, :3])), c=0.7, L=5.0),
+    ),
+    (
+        "fire_inputs",
+        lambda: P.fire_inputs(7, 9, c=0.7, L=5.0),
+        lambda: P.fire_inputs(7, 9, c=0.7, L=5.0, backend="torch"),
+    ),
+    (
+        "fire_weights_from_bias",  # NumPy weights from either kind of values
+        lambda: P.fire_weights_from_bias(R9[:2], c=0.5)["w2"],
+        lambda: torch.tensor(P.fire_weights_from_bias(t(R9[:2]), c=0.5)["w2"]),
+    ),
+    (
+        "cope_positions",
+        lambda: P.cope_positions(P.mask_future(3 * W[..., :4].transpose(0, 2, 1)[:, :, :4]), max_pos=3),
+        lambda: P.cope_positions(P.mask_future(t(3 * W[..., :4].transpose(0, 2, 1)[:, :, :4])), max_pos=3),
+    ),
+    (
+        "cope_bias",
+        lambda: P.cope_bias(Q, P.mask_future(Q @ K.transpose(0, 2, 1)), R9[:4]),
+        lambda: P.cope_bias(t(Q), P.mask_future(t(Q) @ t(K).transpose(1, 2)), t(R9[:4])),
+    ),
+    (
+        "randomized_positions",
+        lambda: P.randomized_positions(12, 100, seed=7),
+        lambda: P.randomized_positions(12, 100, seed=7, backend="torch"),
+    ),
+    (
         "alibi_receptive_field",
         lambda: P.alibi_receptive_field(P.alibi_slopes(12), 0.9, length=50),
         lambda: P.alibi_receptive_field(t(P.alibi_slopes(12)), 0.9, length=50),

@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from poslib.lab import (
+    INFERENCE_VARIANTS,
     SCHEMES,
     TRAINED_SCHEMES,
     LabConfig,
@@ -25,6 +26,7 @@ from poslib.lab import (
     stdlib_files,
     summary_table,
 )
+from poslib.lab import train_model as lab_train_model
 from poslib.lab.__main__ import main
 from poslib.lab.data import EXCLUDED_DIRS, is_validation
 
@@ -128,7 +130,7 @@ def test_model_is_causal(scheme):
     assert (a[:, cut:] - b[:, cut:]).abs().max() > 1e-3
 
 
-@pytest.mark.parametrize("scheme", [s for s in SCHEMES if "+" in s])
+@pytest.mark.parametrize("scheme", list(INFERENCE_VARIANTS))
 def test_inference_variants_change_nothing_within_the_training_length(scheme):
     base, modifier = split_scheme(scheme)
     torch.manual_seed(0)
@@ -157,6 +159,65 @@ def test_model_argument_errors():
     learned = LabModel(ModelConfig(scheme="learned", train_len=16, d_model=32))
     with pytest.raises(ValueError, match="no positions beyond 16"):
         learned(torch.zeros(1, 17, dtype=torch.long))
+
+
+@pytest.mark.parametrize("scheme", ["fire", "cope", "rope+random"])
+def test_new_schemes_are_trained_models_that_train(scheme, corpus):
+    assert scheme in SCHEMES and scheme in TRAINED_SCHEMES and split_scheme(scheme) == (scheme, None)
+    cfg = LabConfig(schemes=(scheme,), **{**TINY, "steps": 1})
+    model, record = lab_train_model(scheme, cfg, corpus, seed=0)
+    assert len(record["losses"]) == 1 and math.isfinite(record["losses"][0])
+    x = torch.randint(0, 256, (2, 48))  # beyond train_len = 16: every scheme here is defined there
+    with torch.no_grad():
+        logits, weights = model(x, return_weights=True)
+    assert logits.shape == (2, 48, 256) and torch.isfinite(logits).all()
+    assert [w.shape for w in weights] == [(2, 4, 48, 48)]
+    if scheme == "fire":
+        assert model.blocks[0].attn.fire is not None and abs(model.blocks[0].attn.fire.c_L()[1].item() - 16.0) < 0.1
+    if scheme == "cope":
+        assert model.blocks[0].attn.cope.pos_emb.shape == (16, 8)  # max_pos = train_len, head_dim 8
+
+
+def test_rope_random_trains_on_sorted_random_positions_and_evaluates_at_0_to_L(corpus, monkeypatch):
+    seen = []
+    original = LabModel.forward
+
+    def spy(self, idx, modifier=None, return_weights=False, positions=None):
+        seen.append(None if positions is None else positions.clone())
+        return original(self, idx, modifier, return_weights, positions)
+
+    monkeypatch.setattr(LabModel, "forward", spy)
+    cfg = LabConfig(schemes=("rope+random",), **{**TINY, "steps": 3})
+    model, _ = lab_train_model("rope+random", cfg, corpus, seed=0)
+    assert len(seen) == 3 and all(p is not None for p in seen)
+    for p in seen:
+        assert p.shape == (16,) and bool((p[1:] > p[:-1]).all()) and 0 <= int(p[0]) and int(p[-1]) < 16 * 16
+    assert not torch.equal(seen[0], seen[1])  # a fresh draw every step
+    assert int(max(p[-1] for p in seen)) >= 16  # beyond 0 … train_len − 1
+    seen.clear()
+    evaluate(model, eval_spans(corpus.val, 2, 64), (16, 64))
+    assert seen and all(p is None for p in seen)  # evaluation: plain 0 … L − 1
+    assert torch.equal(model.position_context(64).positions, torch.arange(64))
+    # the same seed draws the same positions; the other schemes never take positions
+    with pytest.raises(ValueError, match="only for a 'rope\\+random' model"):
+        original(
+            LabModel(ModelConfig(scheme="rope", train_len=16, d_model=32)),
+            x := torch.zeros(1, 4, dtype=torch.long),
+            positions=torch.arange(4),
+        )
+    with pytest.raises(ValueError, match="positions must have shape"):
+        original(model, x, positions=torch.arange(5))
+
+
+def test_parallel_jobs_give_the_same_numbers(corpus):
+    cfg = LabConfig(schemes=("rope", "rope+ntk", "fire", "cope", "rope+random"), **{**TINY, "steps": 4})
+    one, two = run_lab(cfg, corpus), run_lab(cfg, corpus, jobs=2)
+    assert one["ppl"] == two["ppl"] and one["runs"] == two["runs"]
+    assert list(one["training"]) == list(two["training"])
+    for base in one["training"]:
+        assert one["training"][base]["0"]["losses"] == two["training"][base]["0"]["losses"]
+    with pytest.raises(ValueError, match="jobs must be a positive integer"):
+        run_lab(cfg, corpus, jobs=0)
 
 
 def test_t5_buckets_beyond_train_len_are_the_trained_last_bucket():
@@ -273,6 +334,7 @@ def test_bad_configuration_is_named(kwargs, message):
         (["--steps", "-3"], "steps must be"),
         (["--eval-lens", "64,100"], "multiples of train_len"),
         (["--eval-lens", "64,x"], "comma-separated integers"),
+        (["--jobs", "0"], "jobs must be a positive integer"),
     ],
 )
 def test_cli_rejects_bad_arguments(argv, message, capsys):

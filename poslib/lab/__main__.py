@@ -72,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-heads", type=int, default=d.n_heads)
     p.add_argument("--eval-spans", type=int, default=d.n_eval_spans, help="validation spans scored at every length")
     p.add_argument("--threads", type=int, default=d.threads, help="torch CPU threads (fixed for determinism)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="train the independent (scheme, seed) models in this many processes, each with --threads threads "
+        "(same numbers as --jobs 1)",
+    )
     p.add_argument("--out", default=None, help="write the results as JSON to this file")
     p.add_argument(
         "--profiles",
@@ -104,7 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except ValueError as err:
         build_parser().error(str(err))  # exits with status 2 and the message
-    results = run_lab(cfg, progress=not args.no_progress, profiles=args.profiles)
+    if args.jobs < 1:
+        build_parser().error(f"jobs must be a positive integer, got {args.jobs}")
+    results = run_lab(cfg, progress=not args.no_progress, profiles=args.profiles, jobs=args.jobs)
     print()
     print(summary_table(results))
     t = results["timings"]

@@ -18,7 +18,16 @@ scheme         where position enters                                 poslib
 ``alibi``      bias −m_h·(i − j)                                      alibi_bias
 ``kerple``     learned bias −r₁·log(1 + r₂·(i − j)) per layer, head   KerpleBias
 ``sandwich``   bias Σ_k [cos((i − j)ω_k) − 1] / (8h/H)                sandwich_bias
+``fire``       learned bias f_θ(ψ(i − j)/ψ(max(L, i))) per layer      FireBias
+``cope``       q_i·e[p_ij], p_ij = gated count of keys j … i, per     CoPE
+               layer (positions clamped to train_len − 1)
+``rope+random``RoPE, trained at a sorted random subset of              randomized_positions,
+               0 … 16·train_len − 1, evaluated at 0 … L − 1            apply_rope
 =============  ====================================================  ==========================
+
+``rope+random`` is a *trained* scheme despite its ``+``: a model of its own, trained
+with randomized positions (Ruoss et al., 2023). Only the names in
+:data:`INFERENCE_VARIANTS` reuse another scheme's model.
 
 **Scale of the sinusoidal table.** Token embeddings start with std 0.02 (GPT-2), a row norm of
 about 0.16 at width 64, while PE(m) has entries ±1 and a row norm of √(d/2) ≈ 5.7: added as it is,
@@ -28,7 +37,7 @@ Vaswani et al. (2017, §3.4) make the two comparable by multiplying the token em
 s = 0.02·√2, which gives PE the RMS of the token embeddings (and of the learned table) at
 initialisation: every sin/cos pair has sin² + cos² = 1, so the mean square of an entry is 1/2.
 
-Schemes with a ``+`` are a trained model evaluated differently, with no fine-tuning:
+The schemes in :data:`INFERENCE_VARIANTS` are a trained model evaluated differently, with no fine-tuning:
 ``rope+pi``, ``rope+ntk``, ``rope+yarn`` use :func:`poslib.rope_inv_freq` with
 factor s = L / train_len for an input of length L (the factor one would pick
 knowing the evaluation length); ``rope+dynamic`` uses the dynamic NTK base for
@@ -55,6 +64,8 @@ from torch import nn
 
 from ..alibi import alibi_bias
 from ..attention import attention, mask_future
+from ..cope import CoPE
+from ..fire import FireBias
 from ..kerple import KerpleBias
 from ..learned import LearnedPositionalEmbedding
 from ..logn import logn_scale
@@ -76,7 +87,22 @@ __all__ = [
     "split_scheme",
 ]
 
-TRAINED_SCHEMES = ("nope", "learned", "sinusoidal", "rope", "xpos", "t5", "alibi", "kerple", "sandwich")
+# New schemes go at the end: every model is trained from its own seed and data stream, so adding one
+# leaves the others' numbers unchanged (and the committed results valid for them).
+TRAINED_SCHEMES = (
+    "nope",
+    "learned",
+    "sinusoidal",
+    "rope",
+    "xpos",
+    "t5",
+    "alibi",
+    "kerple",
+    "sandwich",
+    "fire",
+    "cope",
+    "rope+random",
+)
 # name -> (trained scheme it reuses, what changes at evaluation)
 INFERENCE_VARIANTS = {
     "rope+pi": ("rope", "pi"),
@@ -94,7 +120,11 @@ _ROPE_TYPE = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"
 
 
 def split_scheme(name: str) -> tuple[str, str | None]:
-    """``"rope+ntk"`` → ``("rope", "ntk")``; ``"alibi"`` → ``("alibi", None)``; unknown names → ValueError."""
+    """``"rope+ntk"`` → ``("rope", "ntk")``; ``"alibi"`` → ``("alibi", None)``; unknown names → ValueError.
+
+    A trained scheme is its own base, even when its name has a ``+`` (``"rope+random"`` →
+    ``("rope+random", None)``): only :data:`INFERENCE_VARIANTS` share another scheme's model.
+    """
     if name in TRAINED_SCHEMES:
         return name, None
     if name in INFERENCE_VARIANTS:
@@ -119,6 +149,12 @@ class ModelConfig:
     # training reaches. T5's 128 with train_len 64 would leave buckets that no
     # training example ever updates, and the model would meet them only at test time.
     t5_max_distance: int | None = None
+    fire_hidden: int = 32  # FIRE's MLP width (the paper's)
+    # CoPE's number of position embeddings; None = train_len (a count never exceeds it in training)
+    cope_max_pos: int | None = None
+    # rope+random draws training positions from 0 … random_max_pos − 1; None = 16 × train_len,
+    # the lab's longest evaluation length, so every evaluated position was seen in training
+    random_max_pos: int | None = None
 
     def __post_init__(self) -> None:
         if self.scheme not in TRAINED_SCHEMES:
@@ -168,11 +204,16 @@ class CausalSelfAttention(nn.Module):
         self.proj = nn.Linear(cfg.d_model, cfg.d_model, bias=False)
         # KERPLE's two parameters per head are learned per layer, as in the paper's code.
         self.kerple = KerpleBias(cfg.n_heads, kind="log") if cfg.scheme == "kerple" else None
+        # FIRE and CoPE are per layer too (CoPE's table shared by the heads, as in its paper's code).
+        self.fire = (
+            FireBias(cfg.n_heads, hidden=cfg.fire_hidden, L_init=float(cfg.train_len)) if cfg.scheme == "fire" else None
+        )
+        self.cope = CoPE(cfg.cope_max_pos or cfg.train_len, cfg.head_dim) if cfg.scheme == "cope" else None
 
     def forward(self, x: torch.Tensor, ctx: PositionContext, return_weights: bool = False) -> Any:
         B, T, C = x.shape
         q, k, v = self.qkv(x).view(B, T, 3, self.cfg.n_heads, self.cfg.head_dim).permute(2, 0, 3, 1, 4)
-        if self.cfg.scheme == "rope":
+        if self.cfg.scheme in ("rope", "rope+random"):
             q = apply_rope(q, ctx.positions, ctx.inv_freq, scale=ctx.rope_factor)
             k = apply_rope(k, ctx.positions, ctx.inv_freq, scale=ctx.rope_factor)
         elif self.cfg.scheme == "xpos":
@@ -181,6 +222,13 @@ class CausalSelfAttention(nn.Module):
         bias = ctx.bias
         if self.kerple is not None:
             bias = self.kerple(T, T, causal=True)[None]
+        if self.fire is not None:
+            bias = self.fire(T, T, causal=True)[None]
+        if self.cope is not None:
+            # The paper's Appendix B: the gates are the masked attention logits q·k/√d themselves,
+            # and q·e[p] is added to them unscaled (SDPA adds attn_mask after its own 1/√d).
+            logits = mask_future(q @ k.transpose(-1, -2) / math.sqrt(self.cfg.head_dim))
+            bias = mask_future(self.cope(q, logits))
         if ctx.logit_scale is not None:
             # Scale the whole logit of query m (content and bias alike); −inf stays −inf.
             q = q * ctx.logit_scale
@@ -271,7 +319,7 @@ class LabModel(nn.Module):
             if cfg.scheme != allowed:
                 raise ValueError(f"modifier {modifier!r} does not apply to a {cfg.scheme!r} model")
         ctx = PositionContext(positions=torch.arange(T, device=device))
-        if cfg.scheme in ("rope", "xpos"):
+        if cfg.scheme in ("rope", "xpos", "rope+random"):
             scaling, seq_len = None, None
             if modifier in _ROPE_TYPE:
                 factor = 1.0 if modifier == "dynamic" else max(1.0, T / cfg.train_len)
@@ -300,14 +348,34 @@ class LabModel(nn.Module):
             ctx.logit_scale = logn_scale(ctx.positions + 1, cfg.train_len).float()[:, None]
         return ctx
 
-    def forward(self, idx: torch.Tensor, modifier: str | None = None, return_weights: bool = False) -> Any:
+    def random_max_pos(self) -> int:
+        """The range ``rope+random`` draws its training positions from: 0 … this − 1."""
+        return self.cfg.random_max_pos or 16 * self.cfg.train_len
+
+    def forward(
+        self,
+        idx: torch.Tensor,
+        modifier: str | None = None,
+        return_weights: bool = False,
+        positions: torch.Tensor | None = None,
+    ) -> Any:
         """Logits ``(B, T, vocab)`` for byte ids ``idx`` ``(B, T)``; with ``return_weights`` also a list of
-        per-layer attention weights ``(B, n_heads, T, T)``."""
+        per-layer attention weights ``(B, n_heads, T, T)``.
+
+        ``positions`` ``(T,)`` replaces 0 … T − 1; only ``rope+random`` takes it (its training
+        positions, :func:`poslib.randomized_positions`). Evaluation always uses 0 … T − 1.
+        """
         _B, T = idx.shape
         limit = self.max_len()
         if limit is not None and T > limit:
             raise ValueError(f"a {self.cfg.scheme!r} model has no positions beyond {limit}; got an input of length {T}")
         ctx = self.position_context(T, modifier, idx.device)
+        if positions is not None:
+            if self.cfg.scheme != "rope+random":
+                raise ValueError(f"positions are only for a 'rope+random' model, not {self.cfg.scheme!r}")
+            if tuple(positions.shape) != (T,):
+                raise ValueError(f"positions must have shape ({T},), got {tuple(positions.shape)}")
+            ctx.positions = positions.to(idx.device)
         x = self.tok(idx)
         if self.wpe is not None:
             x = x + self.wpe_scale * self.wpe(ctx.positions).to(x.dtype)

@@ -40,6 +40,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..randomized import randomized_positions
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus
 from .model import SCHEMES, LabModel, ModelConfig, split_scheme
 
@@ -178,9 +179,19 @@ def _lr_at(step: int, cfg: LabConfig) -> float:
 
 
 def train_model(
-    scheme: str, cfg: LabConfig, corpus: Corpus, seed: int, progress: Callable[[int, float], None] | None = None
+    scheme: str,
+    cfg: LabConfig,
+    corpus: Corpus,
+    seed: int,
+    progress: Callable[[int, float], None] | None = None,
+    *,
+    stop_after: int | None = None,
 ) -> tuple[LabModel, dict[str, Any]]:
     """Train the model for ``scheme`` (its base scheme) and return it with a training record.
+
+    ``stop_after`` runs only the first steps of the same schedule (the learning rate still follows
+    ``cfg.steps``): their losses equal the full run's first losses, bit for bit, which is a cheap
+    live check of a stored run.
 
     The record holds the loss every step (``losses``), the median and all step
     times in ms (``step_ms``), the total seconds and the parameter count.
@@ -197,16 +208,24 @@ def train_model(
         betas=(0.9, 0.95),
     )
     batches = batch_generator(corpus.train, cfg.batch_size, cfg.train_len, seed)
+    # rope+random: a fresh sorted subset of 0 … random_max_pos − 1 every step, from a private generator
+    position_rng = np.random.default_rng(seed) if model.cfg.scheme == "rope+random" else None
     losses, step_ms = [], []
     model.train()
     start, cpu_start = time.perf_counter(), time.process_time()
-    for step in range(cfg.steps):
+    n_steps = cfg.steps if stop_after is None else min(cfg.steps, stop_after)
+    for step in range(n_steps):
         t0 = time.perf_counter()
         for group in opt.param_groups:
             group["lr"] = _lr_at(step, cfg)
         x, y = next(batches)
         x, y = x.to(device), y.to(device)
-        loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
+        positions = None
+        if position_rng is not None:
+            positions = randomized_positions(
+                cfg.train_len, model.random_max_pos(), seed=position_rng, backend="torch", device=device
+            )
+        loss = F.cross_entropy(model(x, positions=positions).flatten(0, 1), y.flatten())
         opt.zero_grad(set_to_none=True)
         loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -305,7 +324,64 @@ def _versions() -> dict[str, str]:
 def _peak_memory_mib(device: torch.device) -> float:
     if device.type == "cuda":
         return torch.cuda.max_memory_allocated(device) / 2**20
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+    # Linux reports KiB; RUSAGE_CHILDREN covers the worker processes of jobs > 1 (the largest one)
+    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return peak / 1024
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What training and scoring one (base scheme, seed) model needs besides the corpus (picklable)."""
+
+    cfg: LabConfig
+    spans: torch.Tensor
+    windows: dict[str, torch.Tensor]
+    profiles: tuple[str, ...]
+    keep_model: bool
+    progress: bool
+    progress_interval: float
+
+    def run(
+        self, corpus: Corpus, base: str, seed: int
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], LabModel | None]:
+        """Train ``base`` for ``seed``, score every scheme of the run that uses it; (ppl, attention, record, model)."""
+        cfg = self.cfg
+        assert cfg.eval_lens is not None  # filled in by LabConfig.__post_init__
+        bar = _progress_bar(f"{base} (seed {seed})", cfg.steps, self.progress_interval) if self.progress else None
+        model, record = train_model(base, cfg, corpus, seed, _bar_update(bar) if bar else None)
+        if bar:
+            bar.close()
+        t_eval = time.perf_counter()
+        scheme_ppl, scheme_attention = {}, {}
+        for scheme in cfg.schemes:
+            s_base, modifier = split_scheme(scheme)
+            if s_base != base:
+                continue
+            ppl = evaluate(model, self.spans, cfg.eval_lens, modifier, cfg.eval_batch_tokens)
+            scheme_ppl[scheme] = {str(L): v for L, v in ppl.items()}
+            if scheme in self.profiles:
+                scheme_attention[scheme] = {
+                    label: {k: v.tolist() for k, v in attention_profile(model, w, modifier).items()}
+                    for label, w in self.windows.items()
+                }
+        record["eval_seconds"] = time.perf_counter() - t_eval
+        return scheme_ppl, scheme_attention, record, (model if self.keep_model else None)
+
+
+_WORKER_CORPUS: Corpus | None = None
+
+
+def _init_worker(corpus: Corpus) -> None:
+    global _WORKER_CORPUS
+    _WORKER_CORPUS = corpus
+
+
+def _run_in_worker(
+    job: _Job, base: str, seed: int
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], LabModel | None]:
+    assert _WORKER_CORPUS is not None  # set by _init_worker
+    with deterministic(job.cfg.threads):
+        return job.run(_WORKER_CORPUS, base, seed)
 
 
 def run_lab(
@@ -317,6 +393,7 @@ def run_lab(
     keep_models: bool = False,
     profiles: Sequence[str] = (),
     profile_multiple: int = 8,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Train every needed model for every seed, evaluate every scheme, return the results dictionary.
 
@@ -330,7 +407,10 @@ def run_lab(
     For each scheme in ``profiles``, ``attention`` holds per seed the :func:`attention_profile` of
     4 validation windows of ``profile_multiple`` × train_len bytes and of the same bytes cut into
     windows of train_len (keys ``"1x"`` and ``"{profile_multiple}x"``, lists of shape (n_layers, n_heads)).
+    ``jobs`` > 1 trains the independent (base scheme, seed) models in that many worker processes
+    (each with ``cfg.threads`` threads); the numbers are the same as with ``jobs=1``, bit for bit.
     """
+    _check_int("jobs", jobs, minimum=1)
     t_start, cpu_start = time.perf_counter(), time.process_time()
     device = torch.device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -356,28 +436,39 @@ def run_lab(
     runs: dict[str, dict[str, Any]] = {s: {} for s in cfg.schemes}
     train_records: dict[str, dict[str, Any]] = {b: {} for b in bases}
     models = {}
-    with deterministic(cfg.threads):
-        for seed in cfg.seeds:
-            for base in bases:
-                bar = _progress_bar(f"{base} (seed {seed})", cfg.steps, progress_interval) if progress else None
-                model, record = train_model(base, cfg, corpus, seed, _bar_update(bar) if bar else None)
-                if bar:
-                    bar.close()
-                t_eval = time.perf_counter()
-                for scheme in cfg.schemes:
-                    s_base, modifier = split_scheme(scheme)
-                    if s_base == base:
-                        ppl = evaluate(model, spans, eval_lens, modifier, cfg.eval_batch_tokens)
-                        runs[scheme][str(seed)] = {"ppl": {str(L): v for L, v in ppl.items()}}
-                    if s_base == base and scheme in profiles:
-                        attention[scheme][str(seed)] = {
-                            label: {k: v.tolist() for k, v in attention_profile(model, w, modifier).items()}
-                            for label, w in windows.items()
-                        }
-                record["eval_seconds"] = time.perf_counter() - t_eval
-                train_records[base][str(seed)] = dict(record.items())
-                if keep_models:
-                    models[(base, seed)] = model
+    tasks = [(base, seed) for seed in cfg.seeds for base in bases]
+    # jobs > 1: no per-step bars (several processes would draw over each other), a line per finished model
+    job = _Job(cfg, spans, windows, tuple(profiles), keep_models, progress and jobs == 1, progress_interval)
+    if jobs == 1:
+        with deterministic(cfg.threads):
+            outcomes = [job.run(corpus, base, seed) for base, seed in tasks]
+    else:
+        # Every (base, seed) model is independent: its own seed, data stream and thread count, so a
+        # worker process computes the same bits as this one. "spawn": a fresh interpreter per worker
+        # (forking a process that already ran torch threads can deadlock).
+        import concurrent.futures
+        import multiprocessing
+
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=min(jobs, len(tasks)),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(corpus,),
+        ) as pool:
+            futures = [pool.submit(_run_in_worker, job, base, seed) for base, seed in tasks]
+            outcomes = []
+            for (base, seed), future in zip(tasks, futures, strict=True):
+                outcomes.append(future.result())  # in submission order: the same dict order as jobs=1
+                if progress:
+                    print(f"{base} (seed {seed}) done", flush=True)
+    for (base, seed), (scheme_ppl, scheme_attention, record, model) in zip(tasks, outcomes, strict=True):
+        for scheme, ppl in scheme_ppl.items():
+            runs[scheme][str(seed)] = {"ppl": ppl}
+        for scheme, prof in scheme_attention.items():
+            attention[scheme][str(seed)] = prof
+        train_records[base][str(seed)] = record
+        if keep_models:
+            models[(base, seed)] = model
     results: dict[str, Any] = {
         "config": cfg.to_dict(),
         "model": {b: cfg.model_config(b).to_dict() for b in bases},
