@@ -175,6 +175,18 @@ class FireBias(nn.Module):
         """The constrained (c, L)."""
         return nn.functional.softplus(self.raw_c) + 1e-6, nn.functional.softplus(self.raw_L) + 1e-6
 
+    def weights(self) -> dict[str, Any]:
+        """The current f_θ, c and L as plain lists and floats (JSON-ready; the arguments of :func:`fire_bias`)."""
+        c, L = self.c_L()
+        return {
+            "w1": self.mlp_in.weight[:, 0].tolist(),
+            "b1": self.mlp_in.bias.tolist(),
+            "w2": self.mlp_out.weight.tolist(),
+            "b2": self.mlp_out.bias.tolist(),
+            "c": c.item(),
+            "L": L.item(),
+        }
+
     def forward(self, q_len: int, k_len: int | None = None, *, causal: bool = True) -> torch.Tensor:
         c, L = self.c_L()
         w = self.mlp_in.weight[:, 0]

@@ -174,6 +174,11 @@ def test_new_schemes_are_trained_models_that_train(scheme, corpus):
     assert [w.shape for w in weights] == [(2, 4, 48, 48)]
     if scheme == "fire":
         assert model.blocks[0].attn.fire is not None and abs(model.blocks[0].attn.fire.c_L()[1].item() - 16.0) < 0.1
+    if scheme == "fire":
+        r = run_lab(cfg, corpus)
+        layers = r["training"]["fire"]["0"]["fire_layers"]  # the learned functions, for notebook 10's figure
+        assert len(layers) == 1 and set(layers[0]) == {"w1", "b1", "w2", "b2", "c", "L"}
+        assert np.shape(layers[0]["w2"]) == (4, 32) and layers[0]["L"] > 0
     if scheme == "cope":
         assert model.blocks[0].attn.cope.pos_emb.shape == (16, 8)  # max_pos = train_len, head_dim 8
 

@@ -40,6 +40,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..fire import FireBias
 from ..randomized import randomized_positions
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus
 from .model import SCHEMES, LabModel, ModelConfig, split_scheme
@@ -365,6 +366,9 @@ class _Job:
                     for label, w in self.windows.items()
                 }
         record["eval_seconds"] = time.perf_counter() - t_eval
+        if base == "fire":  # the learned bias functions, per layer: notebook 10 plots them
+            fires = [getattr(block.attn, "fire", None) for block in model.blocks]
+            record["fire_layers"] = [f.weights() for f in fires if isinstance(f, FireBias)]
         return scheme_ppl, scheme_attention, record, (model if self.keep_model else None)
 
 
@@ -400,8 +404,9 @@ def run_lab(
     The dictionary (what ``--out`` writes as JSON) holds ``config``, ``versions``,
     ``corpus``, per-scheme ``ppl`` (mean over seeds, per length; None = not defined),
     ``ppl_std`` (over seeds, None with one seed), ``runs`` (per seed: perplexities,
-    losses, step times) and ``timings``. With ``keep_models`` the trained models
-    are returned under ``"models"`` (``{(base_scheme, seed): LabModel}``), not JSON-serialisable.
+    losses, step times), ``training`` (per trained scheme and seed; for ``fire`` it also holds
+    ``fire_layers``, the learned c, L and MLP weights per layer) and ``timings``. With
+    ``keep_models`` the trained models are returned under ``"models"`` (``{(base_scheme, seed): LabModel}``), not JSON-serialisable.
     ``progress`` shows a text progress bar per trained model on stdout, redrawn at most every
     ``progress_interval`` seconds (a notebook wants a few seconds: every redraw is a kernel message).
     For each scheme in ``profiles``, ``attention`` holds per seed the :func:`attention_profile` of

@@ -1,0 +1,97 @@
+"""Figures for notebook 10: FIRE's progressive interpolation, a learned FIRE function, CoPE's positions."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..fire import fire_bias, fire_inputs, fire_weights_from_bias
+from ._live import LivePlot
+
+__all__ = ["FireInterpolationPlot", "fire_function_figure"]
+
+
+class FireInterpolationPlot(LivePlot):
+    """FIRE's input u = ψ(d)/ψ(max(L, i)) against distance d, and the bias it gives, for four query positions.
+
+    The bias is an exact FIRE copy of ALiBi's slope-¼ line on distances 0 … L (built by
+    :func:`poslib.fire_weights_from_bias`). Queries at i ≤ L all see ALiBi; a query at i > L
+    feeds f a *compressed* input, so its bias is the same curve stretched over 0 … i.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"c": 1.0, "L": 64}
+    bench_values: ClassVar[list[dict[str, Any]]] = [{"c": 0.05}, {"L": 16}, {"c": 4.0, "L": 128}]
+
+    def _curves(self) -> tuple[list[int], np.ndarray, np.ndarray]:
+        c, L = float(self.params["c"]), int(self.params["L"])
+        queries = [L // 2, L, 2 * L, 4 * L]
+        n = 4 * L + 1
+        u = fire_inputs(n, c=c, L=float(L))
+        alibi = -0.25 * np.arange(L + 1, dtype=np.float64)[None]  # ALiBi's −m·d for one head, m = 1/4
+        w = fire_weights_from_bias(alibi, c=c, L=float(L))
+        bias = fire_bias(n, n, w["w1"], w["b1"], w["w2"], w["b2"], c=c, L=float(L))[0]
+        return queries, u, bias
+
+    def build(self) -> Figure:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+        self.ax1, self.ax2 = ax1, ax2
+        queries, u, bias = self._curves()
+        self.lines_u, self.lines_b = [], []
+        for k, i in enumerate(queries):
+            d = np.arange(i + 1)
+            (a,) = ax1.plot(d, u[i, i - d], color=f"C{k}", lw=1.5, label=f"query i = {i}")
+            (b,) = ax2.plot(d, bias[i, i - d], color=f"C{k}", lw=1.5, label=f"query i = {i}")
+            self.lines_u.append(a)
+            self.lines_b.append(b)
+        ax1.set(xlabel="distance d = i − j (tokens)", ylabel="u = ψ(d) / ψ(max(L, i))", ylim=(-0.03, 1.03))
+        ax2.set(xlabel="distance d = i − j (tokens)", ylabel="bias f(u)")
+        ax1.legend(loc="lower right", fontsize=9)
+        ax2.legend(loc="lower left", fontsize=9)
+        self._titles()
+        return fig
+
+    def _titles(self) -> None:
+        c, L = self.params["c"], self.params["L"]
+        self.ax1.set_title(f"FIRE's input, c = {c:g}, L = {L}", fontsize=10)
+        self.ax2.set_title("FIRE fitted to ALiBi (slope 1/4) on 0 … L", fontsize=10)
+
+    def redraw(self) -> None:
+        queries, u, bias = self._curves()
+        for k, i in enumerate(queries):
+            d = np.arange(i + 1)
+            self.lines_u[k].set_data(d, u[i, i - d])
+            self.lines_b[k].set_data(d, bias[i, i - d])
+            self.lines_u[k].set_label(f"query i = {i}")
+            self.lines_b[k].set_label(f"query i = {i}")
+        for ax in (self.ax1, self.ax2):
+            ax.relim()
+            ax.autoscale_view()
+        self.ax1.set_ylim(-0.03, 1.03)
+        self.ax1.legend(loc="lower right", fontsize=9)
+        self.ax2.legend(loc="lower left", fontsize=9)
+        self._titles()
+
+
+def fire_function_figure(layers: list[dict[str, Any]], title: str) -> Figure:
+    """The learned f_θ(u) of each head, one panel per layer; ``layers`` holds ``w1, b1, w2, b2, c, L`` each.
+
+    The top axis converts u back to the distance it means for a query at i ≤ L: d = ((cL + 1)^u − 1)/c.
+    """
+    fig, axes = plt.subplots(1, len(layers), figsize=(5.2 * len(layers), 3.6), layout="constrained", squeeze=False)
+    u = np.linspace(0, 1, 401)
+    for ax, (layer, p) in zip(axes[0], enumerate(layers), strict=True):
+        hidden = np.maximum(u[:, None] * p["w1"] + p["b1"], 0)
+        f = hidden @ p["w2"].T + p["b2"]
+        f = f - f[0]  # softmax ignores a constant per query: compare shapes, anchored at distance 0
+        for h in range(f.shape[1]):
+            ax.plot(u, f[:, h], lw=1.5, label=f"head {h}")
+        ticks = np.array([t for t in (0, 1, 4, 16, 64, 256) if t <= p["L"]])
+        ax.set_xticks(np.log(p["c"] * ticks + 1) / np.log(p["c"] * p["L"] + 1), [str(t) for t in ticks])
+        ax.set(xlabel=f"distance d for a query at i ≤ L  (c = {p['c']:.2f}, L = {p['L']:.1f})")
+        ax.set(ylabel="f(u) − f(0)", title=f"layer {layer}")
+        ax.legend(fontsize=9, loc="best")
+    fig.suptitle(title, fontsize=11)
+    return fig
