@@ -406,7 +406,8 @@ def run_lab(
     ``ppl_std`` (over seeds, None with one seed), ``runs`` (per seed: perplexities,
     losses, step times), ``training`` (per trained scheme and seed; for ``fire`` it also holds
     ``fire_layers``, the learned c, L and MLP weights per layer) and ``timings``. With
-    ``keep_models`` the trained models are returned under ``"models"`` (``{(base_scheme, seed): LabModel}``), not JSON-serialisable.
+    ``keep_models`` the trained models are returned under ``"models"``
+    (``{(base_scheme, seed): LabModel}``), not JSON-serialisable.
     ``progress`` shows a text progress bar per trained model on stdout, redrawn at most every
     ``progress_interval`` seconds (a notebook wants a few seconds: every redraw is a kernel message).
     For each scheme in ``profiles``, ``attention`` holds per seed the :func:`attention_profile` of
