@@ -183,7 +183,7 @@ def test_new_schemes_are_trained_models_that_train(scheme, corpus):
         assert model.blocks[0].attn.cope.pos_emb.shape == (16, 8)  # max_pos = train_len, head_dim 8
 
 
-def test_rope_random_trains_on_sorted_random_positions_and_evaluates_at_0_to_L(corpus, monkeypatch):
+def test_rope_random_trains_and_is_scored_on_sorted_random_positions(corpus, monkeypatch):
     seen = []
     original = LabModel.forward
 
@@ -194,24 +194,46 @@ def test_rope_random_trains_on_sorted_random_positions_and_evaluates_at_0_to_L(c
     monkeypatch.setattr(LabModel, "forward", spy)
     cfg = LabConfig(schemes=("rope+random",), **{**TINY, "steps": 3})
     model, _ = lab_train_model("rope+random", cfg, corpus, seed=0)
+    N = model.random_max_pos()
+    assert N == 32 * 16  # twice the lab's longest evaluation length (16 × train_len)
     assert len(seen) == 3 and all(p is not None for p in seen)
     for p in seen:
-        assert p.shape == (16,) and bool((p[1:] > p[:-1]).all()) and 0 <= int(p[0]) and int(p[-1]) < 16 * 16
+        assert p.shape == (16,) and bool((p[1:] > p[:-1]).all()) and 0 <= int(p[0]) and int(p[-1]) < N
     assert not torch.equal(seen[0], seen[1])  # a fresh draw every step
     assert int(max(p[-1] for p in seen)) >= 16  # beyond 0 … train_len − 1
     seen.clear()
-    evaluate(model, eval_spans(corpus.val, 2, 64), (16, 64))
-    assert seen and all(p is None for p in seen)  # evaluation: plain 0 … L − 1
+    spans = eval_spans(corpus.val, 2, 64)
+    first = evaluate(model, spans, (16, 64))
+    assert seen and all(p is not None and bool((p[1:] > p[:-1]).all()) and int(p[-1]) < N for p in seen)
+    assert {len(p) for p in seen} == {16, 64}
+    assert evaluate(model, spans, (16, 64)) == first  # seeded by the length: the same score every time
+    # without positions the model uses 0 … T − 1 (attention profiles, the SDPA check)
     assert torch.equal(model.position_context(64).positions, torch.arange(64))
-    # the same seed draws the same positions; the other schemes never take positions
+    x = torch.zeros(1, 4, dtype=torch.long)
     with pytest.raises(ValueError, match="only for a 'rope\\+random' model"):
-        original(
-            LabModel(ModelConfig(scheme="rope", train_len=16, d_model=32)),
-            x := torch.zeros(1, 4, dtype=torch.long),
-            positions=torch.arange(4),
-        )
+        original(LabModel(ModelConfig(scheme="rope", train_len=16, d_model=32)), x, positions=torch.arange(4))
     with pytest.raises(ValueError, match="positions must have shape"):
         original(model, x, positions=torch.arange(5))
+
+
+def test_cope_evaluation_in_chunks_equals_one_pass():
+    from poslib.lab import model as lab_model
+
+    torch.manual_seed(0)
+    model = LabModel(ModelConfig(scheme="cope", train_len=16, d_model=32)).eval()
+    for block in model.blocks:
+        torch.nn.init.normal_(block.attn.cope.pos_emb, std=0.5)
+    x = torch.randint(0, 256, (5, 48))
+    with torch.no_grad():
+        whole = model(x)  # 5 windows fit in one chunk at this size
+    old = lab_model._COPE_CHUNK_ENTRIES
+    try:
+        lab_model._COPE_CHUNK_ENTRIES = 2 * 4 * 48 * 48  # two windows per chunk: chunks of 2, 2, 1
+        with torch.no_grad():
+            chunked = model(x)
+    finally:
+        lab_model._COPE_CHUNK_ENTRIES = old
+    assert (chunked - whole).abs().max() < 1e-5
 
 
 def test_parallel_jobs_give_the_same_numbers(corpus):

@@ -21,13 +21,18 @@ scheme         where position enters                                 poslib
 ``fire``       learned bias f_θ(ψ(i − j)/ψ(max(L, i))) per layer      FireBias
 ``cope``       q_i·e[p_ij], p_ij = gated count of keys j … i, per     CoPE
                layer (positions clamped to train_len − 1)
-``rope+random``RoPE, trained at a sorted random subset of              randomized_positions,
-               0 … 16·train_len − 1, evaluated at 0 … L − 1            apply_rope
+``rope+random``RoPE at a sorted random subset of 0 … 32·train_len − 1  randomized_positions,
+               (a fresh draw per training step, seeded ones at test)    apply_rope
 =============  ====================================================  ==========================
 
 ``rope+random`` is a *trained* scheme despite its ``+``: a model of its own, trained
 with randomized positions (Ruoss et al., 2023). Only the names in
-:data:`INFERENCE_VARIANTS` reuse another scheme's model.
+:data:`INFERENCE_VARIANTS` reuse another scheme's model. As in the paper's code
+(google-deepmind/randomized_positional_encodings, whose noisy RoPE draws positions on
+every forward pass), it is also *evaluated* at sorted random positions of the same range:
+:func:`poslib.lab.train.evaluate` draws them from a generator seeded with the evaluation
+length, so the score is reproducible. The range is twice the lab's longest evaluation
+length, so that even a 16 × train_len window sees random gaps, as in training.
 
 **Scale of the sinusoidal table.** Token embeddings start with std 0.02 (GPT-2), a row norm of
 about 0.16 at width 64, while PE(m) has entries ±1 and a row norm of √(d/2) ≈ 5.7: added as it is,
@@ -116,6 +121,7 @@ SCHEMES = TRAINED_SCHEMES + tuple(INFERENCE_VARIANTS)
 EMBED_STD = 0.02  # GPT-2's initial std of the token (and learned position) embeddings
 SINUSOIDAL_SCALE = EMBED_STD * math.sqrt(2)  # PE's entries have mean square 1/2: scaled, their RMS is EMBED_STD
 MODIFIERS = ("pi", "ntk", "dynamic", "yarn", "logn")
+_COPE_CHUNK_ENTRIES = 2**22  # (window, head, query, key) entries per CoPE chunk at evaluation (16 MiB per float32)
 _ROPE_TYPE = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}
 
 
@@ -152,8 +158,8 @@ class ModelConfig:
     fire_hidden: int = 32  # FIRE's MLP width (the paper's)
     # CoPE's number of position embeddings; None = train_len (a count never exceeds it in training)
     cope_max_pos: int | None = None
-    # rope+random draws training positions from 0 … random_max_pos − 1; None = 16 × train_len,
-    # the lab's longest evaluation length, so every evaluated position was seen in training
+    # rope+random draws its positions from 0 … random_max_pos − 1; None = 32 × train_len, twice the
+    # lab's longest evaluation length (at N = L every position is taken and the gaps are all 1)
     random_max_pos: int | None = None
 
     def __post_init__(self) -> None:
@@ -227,8 +233,10 @@ class CausalSelfAttention(nn.Module):
         if self.cope is not None:
             # The paper's Appendix B: the gates are the masked attention logits q·k/√d themselves,
             # and q·e[p] is added to them unscaled (SDPA adds attn_mask after its own 1/√d).
-            logits = mask_future(q @ k.transpose(-1, -2) / math.sqrt(self.cfg.head_dim))
-            bias = mask_future(self.cope(q, logits))
+            # Evaluation at 16 × train_len holds about a dozen (B, H, T, T) tensors here (positions,
+            # indices, gathers): without gradients, take the batch a few windows at a time.
+            chunk = B if torch.is_grad_enabled() else max(1, _COPE_CHUNK_ENTRIES // (self.cfg.n_heads * T * T))
+            bias = torch.cat([self._cope_bias(q[s : s + chunk], k[s : s + chunk]) for s in range(0, B, chunk)])
         if ctx.logit_scale is not None:
             # Scale the whole logit of query m (content and bias alike); −inf stays −inf.
             q = q * ctx.logit_scale
@@ -240,6 +248,13 @@ class CausalSelfAttention(nn.Module):
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, is_causal=bias is None)
         y = self.proj(y.transpose(1, 2).reshape(B, T, C))
         return (y, weights) if return_weights else y
+
+    def _cope_bias(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        assert self.cope is not None
+        # The paper's Appendix B: the gates are the masked attention logits q·k/√d themselves,
+        # and q·e[p] is added to them unscaled (SDPA adds attn_mask after its own 1/√d).
+        logits = mask_future(q @ k.transpose(-1, -2) / math.sqrt(self.cfg.head_dim))
+        return mask_future(self.cope(q, logits))
 
 
 class Block(nn.Module):
@@ -349,8 +364,8 @@ class LabModel(nn.Module):
         return ctx
 
     def random_max_pos(self) -> int:
-        """The range ``rope+random`` draws its training positions from: 0 … this − 1."""
-        return self.cfg.random_max_pos or 16 * self.cfg.train_len
+        """The range ``rope+random`` draws its positions from: 0 … this − 1."""
+        return self.cfg.random_max_pos or 32 * self.cfg.train_len
 
     def forward(
         self,
@@ -362,8 +377,8 @@ class LabModel(nn.Module):
         """Logits ``(B, T, vocab)`` for byte ids ``idx`` ``(B, T)``; with ``return_weights`` also a list of
         per-layer attention weights ``(B, n_heads, T, T)``.
 
-        ``positions`` ``(T,)`` replaces 0 … T − 1; only ``rope+random`` takes it (its training
-        positions, :func:`poslib.randomized_positions`). Evaluation always uses 0 … T − 1.
+        ``positions`` ``(T,)`` replaces 0 … T − 1; only ``rope+random`` takes it (its sorted random
+        positions, :func:`poslib.randomized_positions`, drawn by the training loop and by ``evaluate``).
         """
         _B, T = idx.shape
         limit = self.max_len()

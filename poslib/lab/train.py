@@ -13,7 +13,10 @@
    thus score the same bytes. Perplexity is exp(mean negative log-likelihood).
    (Sliding-window evaluation gives each byte more context and flatter curves:
    see ofirpress/attention_with_linear_biases#16.)
-4. **Not defined is not a number.** A learned table has no rows beyond
+4. **rope+random is scored as it was trained**, at sorted random positions (one draw per
+   forward pass from a generator seeded with L, so the score is reproducible), as Ruoss et
+   al.'s code does.
+5. **Not defined is not a number.** A learned table has no rows beyond
    train_len: that perplexity is recorded as ``None``.
 
 ``rope+dynamic`` needs one more rule: dynamic NTK chooses its base from the
@@ -274,9 +277,15 @@ def evaluate(
         y = spans[:, 1:].reshape(-1, L)
         total, count = 0.0, 0
         per_batch = max(1, batch_tokens // L)
+        # rope+random is scored at sorted random positions, as it was trained (module docstring)
+        position_rng = np.random.default_rng(L) if model.cfg.scheme == "rope+random" else None
         for i in range(0, x.shape[0], per_batch):
             xb, yb = x[i : i + per_batch].to(device), y[i : i + per_batch].to(device)
-            if modifier == "dynamic":
+            if position_rng is not None:
+                positions = randomized_positions(L, model.random_max_pos(), seed=position_rng, backend="torch")
+                logits = model(xb, positions=positions.to(device))
+                total += float(F.cross_entropy(logits.flatten(0, 1), yb.flatten(), reduction="sum"))
+            elif modifier == "dynamic":
                 # one pass per block of train_len, with the base for the block's end (see module docstring)
                 for end in range(train_len, L + 1, train_len):
                     logits = model(xb[:, :end], modifier="dynamic")[:, end - train_len : end]
