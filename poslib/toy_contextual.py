@@ -24,7 +24,7 @@ from torch import nn
 
 from ._backend import check_choice, check_positive_int
 from .attention import attention
-from .cope import CoPE
+from .cope import CoPE, cope_positions
 from .rope import apply_rope, rope_frequencies
 
 __all__ = [
@@ -90,10 +90,23 @@ class WordRecallModel(nn.Module):
         self.cope = CoPE(max_pos, self.head_dim) if scheme == "cope" else None
         self.register_buffer("inv_freq", torch.tensor(rope_frequencies(self.head_dim), dtype=torch.float32))
 
-    def forward(self, x: torch.Tensor, return_weights: bool = False) -> Any:
+    @torch.no_grad()
+    def counted_positions(self, x: torch.Tensor) -> torch.Tensor:
+        """CoPE's positions p_{T−1, j} of every key as seen from the last token, ``(B, n_heads, T)``."""
+        if self.cope is None:
+            raise ValueError(f"counted_positions needs a 'cope' model, not {self.scheme!r}")
+        q, k, _ = self._qkv(x)
+        logits = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)
+        return cope_positions(logits, max_pos=self.cope.pos_emb.shape[0])[:, :, 0]
+
+    def _qkv(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         B, T = x.shape
         q, k, v = self.qkv(self.embed(x)).view(B, T, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        q = q[:, :, -1:]  # only the query token's output is read: one row of the attention matrix
+        return q[:, :, -1:], k, v  # only the query token's output is read: one row of the attention matrix
+
+    def forward(self, x: torch.Tensor, return_weights: bool = False) -> Any:
+        B, T = x.shape
+        q, k, v = self._qkv(x)
         if self.scheme == "rope":
             positions = torch.arange(T, device=x.device)
             q = apply_rope(q, positions[-1:], self.inv_freq)
