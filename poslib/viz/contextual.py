@@ -88,9 +88,11 @@ def fire_function_figure(layers: list[dict[str, Any]], title: str) -> Figure:
         f = f - f[0]  # softmax ignores a constant per query: compare shapes, anchored at distance 0
         for h in range(f.shape[1]):
             ax.plot(u, f[:, h], lw=1.5, label=f"head {h}")
-        ticks = np.array([t for t in (0, 1, 4, 16, 64, 256) if t <= p["L"]])
-        ax.set_xticks(np.log(p["c"] * ticks + 1) / np.log(p["c"] * p["L"] + 1), [str(t) for t in ticks])
-        ax.set(xlabel=f"distance d for a query at i ≤ L  (c = {p['c']:.2f}, L = {p['L']:.1f})")
+        # u = 1 is d = L itself (a learned, fractional L); the other ticks are round distances below it
+        ticks = np.array([t for t in (0, 1, 4, 16, 64, 256) if t < 0.9 * p["L"]] + [p["L"]])
+        labels = [str(int(t)) for t in ticks[:-1]] + [f"L = {p['L']:.1f}"]
+        ax.set_xticks(np.log(p["c"] * ticks + 1) / np.log(p["c"] * p["L"] + 1), labels)
+        ax.set(xlabel=f"distance d = i − j for a query at i ≤ L  (learned c = {p['c']:.2f})")
         ax.set(ylabel="f(u) − f(0)", title=f"layer {layer}")
         ax.legend(fontsize=9, loc="best")
     fig.suptitle(title, fontsize=11)
