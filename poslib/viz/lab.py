@@ -33,6 +33,9 @@ SCHEME_STYLE: dict[str, dict[str, Any]] = {
     "alibi+logn": dict(color="#ff9896", ls="-.", marker="x"),
     "kerple": dict(color="#ff7f0e", ls="-", marker="h"),
     "sandwich": dict(color="#2ca02c", ls="-", marker="p"),
+    "fire": dict(color="#b15928", ls="-", marker="d"),
+    "cope": dict(color="#01665e", ls="-", marker="s"),
+    "rope+random": dict(color="#4292c6", ls="--", marker="D"),  # trained, but of the RoPE family
 }
 
 
