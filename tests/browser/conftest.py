@@ -49,6 +49,8 @@ def lab(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     base = tmp_path_factory.mktemp("jupyterlab")
     root = base / "root"
     shutil.copytree(NOTEBOOKS, root / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    # notebooks 08 and 10 read ../results/lab.json (10 stops with a clear error without it)
+    shutil.copytree(NOTEBOOKS.parent / "results", root / "results")
     write_harness_notebook(root / "harness")
     server = LabServer(root=root, base=base)
     server.start()
