@@ -19,6 +19,13 @@ rope_type             new frequencies                                           
 ``yarn``              ramp between θ_i (fast pairs) and θ_i/s (slow pairs)      Peng et al. 2023, arXiv:2309.00071
 ``llama3``            θ_i for short wavelengths, θ_i/s for long, smooth between  Meta Llama 3.1 (2024)
 ====================  ========================================================  =================================
+
+Against Hugging Face's RoPE init functions (tests/test_reference.py): the same formulas, but
+Hugging Face evaluates θ_i in float32 (relative error ~10⁻⁷, i.e. 0.1 rad at position 10⁶) where
+poslib stays in float64; the stored comparison is with Hugging Face's code run in float64. Its
+``dynamic`` reads L from ``config.max_position_embeddings`` (poslib: the scaling key
+``original_max_position_embeddings``); it has no static ``ntk``, which equals its ``dynamic`` at the
+length n = L(2s − 1)/s. Hugging Face divides by d − 2 and fails for head_dim 2; poslib returns θ_0 = 1.
 """
 
 from __future__ import annotations

@@ -13,6 +13,11 @@ Bidirectional (encoder) buckets put r > 0 (keys after the query) in the upper
 half. Causal (decoder) buckets treat every future key as distance 0.
 Sign convention: relative_position = key − query (the bias of an encoder-decoder
 once got this wrong: huggingface/transformers #7323).
+
+Hugging Face's ``_relative_position_bucket`` takes the logarithm in float32; poslib takes the
+exact floor at every integer distance (:mod:`poslib._buckets`). They agree on every stored
+distance up to 3000 (tests/test_reference.py), but a float32 or float64 ratio can in principle
+land one ulp below an integer; poslib's answer is the mathematical one.
 """
 
 from __future__ import annotations
