@@ -63,7 +63,7 @@ def _check_range(positions: Array, head_dim: int, scale_base: float, gamma: floa
     # ζ_0 = γ/(1 + γ) is the smallest base, so pair 0 has the largest |exponent|. Both the scale
     # and its reciprocal (queries and keys) must stay normal numbers of the working dtype.
     if head_dim == 0 or int(np.prod(positions.shape)) == 0:
-        return
+        return  # nothing is scaled
     info = torch.finfo(dtype) if isinstance(dtype, torch.dtype) else np.finfo(dtype)
     limit = -math.log(float(info.tiny))  # < log(max): the binding side is the underflow to subnormals
     distance = (
@@ -101,7 +101,8 @@ def apply_xpos(
     xp = xp_of(x=x)
     positions = to_float(positions, xp, like=x if is_torch(x) else None)
     inv_freq = to_float(inv_freq, xp, like=x if is_torch(x) else None)
-    _check_range(positions, x.shape[-1], scale_base, gamma, centre, x.dtype)
+    if int(np.prod(x.shape)):  # an empty x scales nothing, whatever its positions
+        _check_range(positions, x.shape[-1], scale_base, gamma, centre, x.dtype)
     angles = rope_angles(positions, inv_freq)
     scale = xpos_scale(positions, x.shape[-1], scale_base=scale_base, gamma=gamma, is_key=is_key, centre=centre)
     return _rotate_pairs(x, scale * _cos(angles), scale * _sin(angles), layout)
