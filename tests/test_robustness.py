@@ -224,3 +224,33 @@ def test_deterministic_mode_sets_the_cublas_workspace_and_restores_it(monkeypatc
     monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":16:8")
     with deterministic(1):
         assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"  # a user's choice is kept
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_every_torch_function_keeps_its_inputs_device(device):
+    # run unchanged on a GPU machine: every output must sit where its inputs were
+    f = torch.tensor(P.rope_frequencies(8), device=device)
+    x = torch.randn(2, 5, 8, dtype=torch.float64, device=device)
+    pos = torch.arange(5, device=device)
+    rel = torch.arange(-600, 600, device=device)
+    c, r = torch.randn(4, 8, device=device), torch.randn(6, 8, device=device)
+    outputs = {
+        "apply_rope interleaved": P.apply_rope(x, pos, f),
+        "apply_rope half": P.apply_rope(x, pos, f, layout="half"),
+        "apply_xpos": P.apply_xpos(x, pos, f, layout="half"),
+        "rope_angles": P.rope_angles(pos, f),
+        "xpos_scale": P.xpos_scale(pos, 8),
+        "rope_decay_bound": P.rope_decay_bound(rel.double(), 8),
+        "sinusoidal_encode": P.sinusoidal_encode(pos, 8),
+        "t5_relative_bucket": P.t5_relative_bucket(rel),
+        "t5_bias": P.t5_bias(torch.randn(32, 2, device=device), 5, 7),
+        "deberta_log_bucket": P.deberta_log_bucket(rel, 306, 512),  # hits the exact re-decision at ±511
+        "deberta_delta": P.deberta_delta(rel, 24),
+        "deberta_scores": P.deberta_scores(c, c, r, r),
+        "kerple_bias": P.kerple_bias(4, 6, torch.tensor(1.0, device=device), 0.5, kind="power"),
+        "alibi_bias": P.alibi_bias(4, 5, backend="torch", device=device),
+        "sandwich_bias": P.sandwich_bias(5, 5, 8, n_heads=2, backend="torch", device=device),
+    }
+    wrong = {name: str(out.device) for name, out in outputs.items() if out.device.type != device}
+    assert not wrong
+    assert int(outputs["deberta_log_bucket"][600 + 511]) == 305
