@@ -242,6 +242,7 @@ def test_every_torch_function_keeps_its_inputs_device(device):
         "xpos_scale": P.xpos_scale(pos, 8),
         "rope_decay_bound": P.rope_decay_bound(rel.double(), 8),
         "sinusoidal_encode": P.sinusoidal_encode(pos, 8),
+        "rope_frequencies": P.rope_frequencies(8, backend="torch", device=device),
         "t5_relative_bucket": P.t5_relative_bucket(rel),
         "t5_bias": P.t5_bias(torch.randn(32, 2, device=device), 5, 7),
         "deberta_log_bucket": P.deberta_log_bucket(rel, 306, 512),  # hits the exact re-decision at ±511
