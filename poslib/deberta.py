@@ -118,7 +118,7 @@ def deberta_scores(
     if k_c.shape[-1] != d or q_r.shape[-1] != d:
         raise ValueError("q_c, k_c, q_r and k_r must share their last dimension d")
     q_len, k_len, span = q_c.shape[-2], k_c.shape[-2], q_r.shape[0] // 2
-    backend = "torch" if xp is torch else "numpy"
+    backend: Backend = "torch" if xp is torch else "numpy"
     device = q_c.device if is_torch(q_c) else None
     if relative_position is None:
         relative_position = deberta_relative_position(q_len, k_len, backend=backend, device=device)

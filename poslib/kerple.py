@@ -57,6 +57,11 @@ def kerple_bias(
     return mask_future(bias) if causal else bias
 
 
+def _inverse_softplus(y: float) -> float:
+    # softplus(x) = log(1 + e^x) keeps r1, r2 positive; start the raw parameter where softplus gives y.
+    return float(torch.log(torch.expm1(torch.tensor(float(y)))).item())
+
+
 class KerpleBias(nn.Module):
     """Trainable KERPLE bias with one (r₁, r₂) per head; ``forward(q_len, k_len)`` → ``(n_heads, q_len, k_len)``.
 
@@ -68,9 +73,8 @@ class KerpleBias(nn.Module):
         super().__init__()
         check_choice("kind", kind, KINDS)
         self.kind = kind
-        inverse_softplus = lambda y: torch.log(torch.expm1(torch.tensor(float(y))))  # noqa: E731
-        self.raw_r1 = nn.Parameter(torch.full((n_heads,), inverse_softplus(r1_init).item()))
-        self.raw_r2 = nn.Parameter(torch.full((n_heads,), inverse_softplus(r2_init).item()))
+        self.raw_r1 = nn.Parameter(torch.full((n_heads,), _inverse_softplus(r1_init)))
+        self.raw_r2 = nn.Parameter(torch.full((n_heads,), _inverse_softplus(r2_init)))
 
     def r1_r2(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The constrained (r₁, r₂) per head."""

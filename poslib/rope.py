@@ -113,6 +113,7 @@ def _rotate_pairs(x: Array, cos: Array, sin: Array, layout: str) -> Array:
 
 
 def _complex_rotate(x: Array, cos: Array, sin: Array) -> Array:
+    complex_dtype: Any
     if is_torch(x):
         complex_dtype = torch.complex128 if x.dtype == torch.float64 else torch.complex64
         # view_as_complex needs unit stride on the pair axis, even strides elsewhere and an even
@@ -211,7 +212,9 @@ def apply_rope(
     return _rotate_pairs(x, scale * _cos(angles), scale * _sin(angles), layout)
 
 
-def _apply_partial_rope(x: Array, positions: Array, inv_freq: Array, layout: str, scale: float, rotary_dim: int):
+def _apply_partial_rope(
+    x: Array, positions: Array, inv_freq: Array, layout: str, scale: float, rotary_dim: int
+) -> Array:
     # Partial rotary: rotate x[..., :rotary_dim], copy x[..., rotary_dim:] through untouched
     # (a concatenation copies bits; no arithmetic touches the pass-through features).
     check_even("rotary_dim", rotary_dim)

@@ -92,13 +92,17 @@ def _get(cfg: Mapping[str, Any], key: str, default: Any = None, *, positive: boo
 
 
 @register_rope_scaling("default")
-def _default(head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend):
+def _default(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Plain RoPE: θ_i = base^(−2i/d)."""
     return rope_frequencies(head_dim, base, backend=backend), 1.0
 
 
 @register_rope_scaling("linear", ("factor",))
-def _linear(head_dim, base, cfg, seq_len, backend):
+def _linear(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Position interpolation (PI): θ_i / s, i.e. position m is read as m / s.
 
     Every position below s·L lands inside the trained range [0, L).
@@ -118,7 +122,9 @@ def _ntk_base(base: float, factor: float, head_dim: int) -> float:
 
 
 @register_rope_scaling("ntk", ("factor",))
-def _ntk(head_dim, base, cfg, seq_len, backend):
+def _ntk(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Static NTK-aware scaling: base' = base · s^(d/(d−2)).
 
     The highest frequency (i = 0) is untouched (θ_0 = 1 for any base); the
@@ -129,7 +135,9 @@ def _ntk(head_dim, base, cfg, seq_len, backend):
 
 
 @register_rope_scaling("dynamic", ("factor", "original_max_position_embeddings"))
-def _dynamic(head_dim, base, cfg, seq_len, backend):
+def _dynamic(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Dynamic NTK: the NTK base change with an effective factor that grows with the current length n.
 
     s' = s·n/L − (s − 1) for n > L (s' = 1 at n = L, s' = s at n = 2L… linear in n);
@@ -197,7 +205,9 @@ def yarn_ramp(
         "truncate",
     ),
 )
-def _yarn(head_dim, base, cfg, seq_len, backend):
+def _yarn(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """YaRN: θ_i' = γ_i·θ_i + (1 − γ_i)·θ_i/s with γ from :func:`yarn_ramp`, and attention factor 0.1·ln s + 1.
 
     Keys (Hugging Face defaults): beta_fast = 32, beta_slow = 1, attention_factor
@@ -227,7 +237,9 @@ def _yarn(head_dim, base, cfg, seq_len, backend):
 
 
 @register_rope_scaling("llama3", ("factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"))
-def _llama3(head_dim, base, cfg, seq_len, backend):
+def _llama3(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Llama 3.1 scaling: by wavelength λ_i = 2π/θ_i against the original context L.
 
     λ_i < L/high_freq_factor: keep θ_i;  λ_i > L/low_freq_factor: θ_i/s;

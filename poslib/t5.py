@@ -53,9 +53,9 @@ def t5_relative_bucket(
     check_positive_int("num_buckets", num_buckets)
     check_positive_int("max_distance", max_distance)
     xp = xp_of(relative_position=relative_position)
-    rel = relative_position if hasattr(relative_position, "dtype") else np.asarray(relative_position)
+    rel: Any = relative_position if hasattr(relative_position, "dtype") else np.asarray(relative_position)
     rel = rel.long() if is_torch(rel) else rel.astype(np.int64)
-    buckets = 0
+    buckets: Any = 0
     if bidirectional:
         num_buckets //= 2
         buckets = (rel > 0) * num_buckets
