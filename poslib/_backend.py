@@ -15,6 +15,7 @@ Rules the rest of the package relies on:
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from types import ModuleType
@@ -105,7 +106,7 @@ def cast(x: Array, dtype: Any) -> Array:
 
 def check_positive(name: str, value: Any) -> None:
     """Raise ``ValueError`` naming ``name`` unless ``value`` is a positive finite number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive number, got {value!r}")
 
 

@@ -9,6 +9,14 @@ of two::
 For other n the paper takes the 2^⌊log₂ n⌋ slopes of the nearest lower power of
 two, then fills the rest with every other slope of the sequence for twice that
 power (the odd-indexed terms 2^(−4/p)… interleave with the first set).
+
+Conventions of the published code (tests/test_reference.py compares with both):
+
+* Bloom (Hugging Face ``build_alibi_tensor``) adds +m_h·j, the key's position, not −m_h·(i − j):
+  the two differ by −m_h·i, a constant per query row, which softmax ignores. It also computes the
+  slopes in float32 (relative error up to ~10⁻⁵ for ~1000 heads); poslib's are float64.
+* x-transformers' ``AlibiPositionalBias(i, j)`` places the i queries at the end of the j keys,
+  as :func:`alibi_bias` does, and is equal to it.
 """
 
 from __future__ import annotations

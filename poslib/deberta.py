@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from ._backend import Array, Backend, arange, check_choice, check_positive_int, is_torch, namespace, xp_of
+from ._buckets import exact_log_steps
 from .attention import relative_distance
 
 __all__ = [
@@ -39,14 +40,26 @@ __all__ = [
 
 
 def deberta_log_bucket(relative_position: Array, bucket_size: int, max_position: int) -> Array:
-    """DeBERTa-v2's log buckets: exact for |r| ≤ bucket_size/2, log-spaced up to max_position beyond."""
-    xp = xp_of(relative_position=relative_position)
-    rel = relative_position.double() if is_torch(relative_position) else relative_position.astype(np.float64)
+    """DeBERTa-v2's log buckets: exact for |r| ≤ bucket_size/2, log-spaced up to max_position beyond.
+
+    With mid = bucket_size // 2, |r| > mid goes to sign(r)·(mid + ⌈(mid − 1)·ln(|r|/mid) / ln((max_position − 1)/mid)⌉).
+    The ceiling is the exact mathematical one at every integer distance (Hugging Face's
+    ``make_log_bucket_position`` evaluates it in float32, which agrees except where rounding
+    crosses an integer). Needs bucket_size ≥ 2 and max_position − 1 > bucket_size // 2.
+    """
+    check_positive_int("bucket_size", bucket_size)
+    check_positive_int("max_position", max_position)
     mid = bucket_size // 2
+    if mid < 1:
+        raise ValueError(f"bucket_size must be at least 2 (bucket_size // 2 exact buckets per side), got {bucket_size}")
+    if max_position - 1 <= mid:
+        raise ValueError(f"max_position ({max_position}) must exceed bucket_size/2 + 1 ({mid + 1})")
+    xp = xp_of(relative_position=relative_position)
+    rel = relative_position.double() if is_torch(relative_position) else np.asarray(relative_position, np.float64)
     sign = xp.sign(rel)
-    # |r| inside (−mid, mid) is replaced by mid − 1 only to keep the log finite; those entries use r itself below
-    abs_pos = xp.where((rel < mid) & (rel > -mid), xp.full_like(rel, mid - 1), xp.abs(rel))
-    log_pos = xp.ceil(xp.log(abs_pos / mid) / math.log((max_position - 1) / mid) * (mid - 1)) + mid
+    # |r| < mid is replaced by mid only to keep the log finite and positive: those entries use r itself below
+    abs_pos = xp.where((rel < mid) & (rel > -mid), xp.full_like(rel, mid), xp.abs(rel))
+    log_pos = exact_log_steps(abs_pos, mid, max_position - 1, mid - 1, "ceil") + mid
     out = xp.where(abs_pos <= mid, rel, log_pos * sign)
     return out.long() if is_torch(out) else out.astype(np.int64)
 
@@ -64,8 +77,6 @@ def deberta_relative_position(
     xp = namespace(backend)
     rel = -relative_distance(q_len, k_len, queries_at_end=False, dtype=xp.int64, backend=backend, device=device)
     if bucket_size > 0 and max_position > 0:
-        if max_position <= bucket_size // 2 + 1:
-            raise ValueError(f"max_position ({max_position}) must exceed bucket_size/2 + 1 ({bucket_size // 2 + 1})")
         rel = deberta_log_bucket(rel, bucket_size, max_position)
     return rel
 
@@ -107,7 +118,7 @@ def deberta_scores(
     if k_c.shape[-1] != d or q_r.shape[-1] != d:
         raise ValueError("q_c, k_c, q_r and k_r must share their last dimension d")
     q_len, k_len, span = q_c.shape[-2], k_c.shape[-2], q_r.shape[0] // 2
-    backend = "torch" if xp is torch else "numpy"
+    backend: Backend = "torch" if xp is torch else "numpy"
     device = q_c.device if is_torch(q_c) else None
     if relative_position is None:
         relative_position = deberta_relative_position(q_len, k_len, backend=backend, device=device)

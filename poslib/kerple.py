@@ -37,12 +37,15 @@ def kerple_bias(
     if is_torch(r1) or is_torch(r2):
         backend = "torch"
     xp = namespace(backend)
-    r1, r2 = to_float(r1, xp), to_float(r2, xp)
+    # The distances (and a scalar r1 or r2) go to the device of the tensor parameters, not the CPU.
+    like = r1 if is_torch(r1) else (r2 if is_torch(r2) else None)
+    device = like.device if like is not None else None
+    r1, r2 = to_float(r1, xp, like=like), to_float(r2, xp, like=like)
     if bool((r1 <= 0).any()) or bool((r2 <= 0).any()):
         raise ValueError("r1 and r2 must be positive")
     if kind == "power" and bool((r2 > 2).any()):
         raise ValueError("r2 must be in (0, 2] for kind='power' (the kernel is then conditionally positive definite)")
-    distance = xp.abs(relative_distance(q_len, k_len, backend=backend))
+    distance = xp.abs(relative_distance(q_len, k_len, backend=backend, device=device))
     if r1.ndim:  # one value per head
         r1, r2 = r1[:, None, None], (r2[:, None, None] if r2.ndim else r2)
     elif r2.ndim:
@@ -52,6 +55,11 @@ def kerple_bias(
     else:
         bias = -r1 * xp.log(1 + r2 * distance)
     return mask_future(bias) if causal else bias
+
+
+def _inverse_softplus(y: float) -> float:
+    # softplus(x) = log(1 + e^x) keeps r1, r2 positive; start the raw parameter where softplus gives y.
+    return float(torch.log(torch.expm1(torch.tensor(float(y)))).item())
 
 
 class KerpleBias(nn.Module):
@@ -65,9 +73,8 @@ class KerpleBias(nn.Module):
         super().__init__()
         check_choice("kind", kind, KINDS)
         self.kind = kind
-        inverse_softplus = lambda y: torch.log(torch.expm1(torch.tensor(float(y))))  # noqa: E731
-        self.raw_r1 = nn.Parameter(torch.full((n_heads,), inverse_softplus(r1_init).item()))
-        self.raw_r2 = nn.Parameter(torch.full((n_heads,), inverse_softplus(r2_init).item()))
+        self.raw_r1 = nn.Parameter(torch.full((n_heads,), _inverse_softplus(r1_init)))
+        self.raw_r2 = nn.Parameter(torch.full((n_heads,), _inverse_softplus(r2_init)))
 
     def r1_r2(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The constrained (r₁, r₂) per head."""

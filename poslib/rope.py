@@ -32,6 +32,7 @@ Scaled variants of ``inv_freq`` (PI, NTK, YaRN, Llama-3…) live in
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -112,10 +113,14 @@ def _rotate_pairs(x: Array, cos: Array, sin: Array, layout: str) -> Array:
 
 
 def _complex_rotate(x: Array, cos: Array, sin: Array) -> Array:
+    complex_dtype: Any
     if is_torch(x):
         complex_dtype = torch.complex128 if x.dtype == torch.float64 else torch.complex64
-        if x.stride(-1) != 1 or any(s % 2 for s in x.stride()[:-1]):
-            x = x.contiguous()
+        # view_as_complex needs unit stride on the pair axis, even strides elsewhere and an even
+        # storage offset (a view such as x.flatten()[1:].view(…) starts mid-pair): copy otherwise.
+        # clone, not contiguous(): a contiguous view at an odd offset would come back unchanged.
+        if x.stride(-1) != 1 or any(s % 2 for s in x.stride()[:-1]) or x.storage_offset() % 2:
+            x = x.clone(memory_format=torch.contiguous_format)
         pairs = torch.view_as_complex(x.unflatten(-1, (-1, 2)))
         rotation = torch.complex(cos, sin).to(complex_dtype)
         return torch.view_as_real(pairs * rotation).flatten(-2)
@@ -149,9 +154,16 @@ def _half_rotate_numpy_blocked(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, 
     # blocks of ~block elements that stay in cache, with one reusable temporary.
     *lead, seq, d = x.shape
     h = d // 2
+    if cos.shape[0] != seq:
+        # One position broadcast over every row: the blocks below slice cos and sin by row, so
+        # they need one row per row of x.
+        cos, sin = np.broadcast_to(cos, (seq, h)), np.broadcast_to(sin, (seq, h))
     cos_full = np.concatenate([cos, cos], axis=-1)
-    xs = x.reshape(-1, seq, d)
+    # math.prod, not -1: reshape cannot infer a dimension when seq or head_dim is 0
+    xs = x.reshape(math.prod(lead), seq, d)
     out = np.empty(xs.shape, dtype=x.dtype)
+    if out.size == 0:
+        return out.reshape(x.shape)
     slices_per_block = max(1, block // (seq * d))
     rows_per_block = seq if slices_per_block > 1 else max(1, block // d)
     tmp = np.empty((slices_per_block, rows_per_block, h), dtype=x.dtype)
@@ -200,7 +212,9 @@ def apply_rope(
     return _rotate_pairs(x, scale * _cos(angles), scale * _sin(angles), layout)
 
 
-def _apply_partial_rope(x: Array, positions: Array, inv_freq: Array, layout: str, scale: float, rotary_dim: int):
+def _apply_partial_rope(
+    x: Array, positions: Array, inv_freq: Array, layout: str, scale: float, rotary_dim: int
+) -> Array:
     # Partial rotary: rotate x[..., :rotary_dim], copy x[..., rotary_dim:] through untouched
     # (a concatenation copies bits; no arithmetic touches the pass-through features).
     check_even("rotary_dim", rotary_dim)

@@ -19,6 +19,13 @@ rope_type             new frequencies                                           
 ``yarn``              ramp between θ_i (fast pairs) and θ_i/s (slow pairs)      Peng et al. 2023, arXiv:2309.00071
 ``llama3``            θ_i for short wavelengths, θ_i/s for long, smooth between  Meta Llama 3.1 (2024)
 ====================  ========================================================  =================================
+
+Against Hugging Face's RoPE init functions (tests/test_reference.py): the same formulas, but
+Hugging Face evaluates θ_i in float32 (relative error ~10⁻⁷, i.e. 0.1 rad at position 10⁶) where
+poslib stays in float64; the stored comparison is with Hugging Face's code run in float64. Its
+``dynamic`` reads L from ``config.max_position_embeddings`` (poslib: the scaling key
+``original_max_position_embeddings``); it has no static ``ntk``, which equals its ``dynamic`` at the
+length n = L(2s − 1)/s. Hugging Face divides by d − 2 and fails for head_dim 2; poslib returns θ_0 = 1.
 """
 
 from __future__ import annotations
@@ -30,25 +37,53 @@ from typing import Any
 from ._backend import Array, Backend, check_even, check_positive, namespace
 from .rope import rope_frequencies
 
-__all__ = ["ROPE_SCALINGS", "register_rope_scaling", "rope_inv_freq", "yarn_attention_factor", "yarn_ramp"]
+__all__ = [
+    "COMMON_KEYS",
+    "ROPE_SCALINGS",
+    "ROPE_SCALING_KEYS",
+    "register_rope_scaling",
+    "rope_inv_freq",
+    "yarn_attention_factor",
+    "yarn_ramp",
+]
 
 ScalingFn = Callable[[int, float, Mapping[str, Any], "int | None", Backend], "tuple[Array, float]"]
 ROPE_SCALINGS: dict[str, ScalingFn] = {}
 
 
-def register_rope_scaling(name: str) -> Callable[[ScalingFn], ScalingFn]:
-    """Decorator adding a variant to :data:`ROPE_SCALINGS` under ``name``."""
+# Keys a Hugging Face ``rope_parameters`` dict may carry whatever its type: ``rope_type``/``type`` pick
+# the variant, ``rope_theta`` must agree with ``base``, ``partial_rotary_factor`` shortens the rotated
+# part; ``mrope_section``/``mrope_interleaved`` (Qwen2-VL's split of the pairs over time, height and
+# width) do not change inv_freq, so they are accepted and ignored.
+COMMON_KEYS = frozenset(
+    {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"}
+)
+ROPE_SCALING_KEYS: dict[str, frozenset[str]] = {}
+
+
+def register_rope_scaling(name: str, keys: tuple[str, ...] = ()) -> Callable[[ScalingFn], ScalingFn]:
+    """Decorator adding a variant to :data:`ROPE_SCALINGS` under ``name``; ``keys`` are the scaling keys it reads.
+
+    :func:`rope_inv_freq` rejects a key that no variant reads (besides :data:`COMMON_KEYS`), so a
+    misspelled key cannot be silently ignored.
+    """
 
     def add(fn: ScalingFn) -> ScalingFn:
         ROPE_SCALINGS[name] = fn
+        ROPE_SCALING_KEYS[name] = frozenset(keys)
         return fn
 
     return add
 
 
 def _get(cfg: Mapping[str, Any], key: str, default: Any = None, *, positive: bool = True) -> Any:
-    """``cfg[key]`` (or ``default``), raising a ``ValueError`` that names the key when it is missing or bad."""
-    value = cfg.get(key, default)
+    """``cfg[key]`` (``default`` when absent or None), raising a ``ValueError`` naming the key when missing or bad.
+
+    None means "the default", as in Hugging Face's code (``rope_parameters.get("beta_fast") or 32``).
+    """
+    value = cfg.get(key)
+    if value is None:
+        value = default
     if value is None:
         raise ValueError(f"rope_scaling of type {cfg.get('rope_type')!r} needs the key {key!r}")
     if positive:
@@ -57,13 +92,17 @@ def _get(cfg: Mapping[str, Any], key: str, default: Any = None, *, positive: boo
 
 
 @register_rope_scaling("default")
-def _default(head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend):
+def _default(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Plain RoPE: θ_i = base^(−2i/d)."""
     return rope_frequencies(head_dim, base, backend=backend), 1.0
 
 
-@register_rope_scaling("linear")
-def _linear(head_dim, base, cfg, seq_len, backend):
+@register_rope_scaling("linear", ("factor",))
+def _linear(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Position interpolation (PI): θ_i / s, i.e. position m is read as m / s.
 
     Every position below s·L lands inside the trained range [0, L).
@@ -75,11 +114,17 @@ def _linear(head_dim, base, cfg, seq_len, backend):
 def _ntk_base(base: float, factor: float, head_dim: int) -> float:
     # Choose base' so that the lowest frequency θ_{d/2−1} is divided by exactly s:
     # base'^(−(d−2)/d) = base^(−(d−2)/d) / s  ⇔  base' = base · s^(d/(d−2)).
+    # With d = 2 the only pair has θ_0 = base^0 = 1 for every base: there is nothing to rescale, and
+    # d/(d−2) would divide by zero (as it does in Hugging Face's dynamic code).
+    if head_dim == 2:
+        return base
     return base * factor ** (head_dim / (head_dim - 2))
 
 
-@register_rope_scaling("ntk")
-def _ntk(head_dim, base, cfg, seq_len, backend):
+@register_rope_scaling("ntk", ("factor",))
+def _ntk(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Static NTK-aware scaling: base' = base · s^(d/(d−2)).
 
     The highest frequency (i = 0) is untouched (θ_0 = 1 for any base); the
@@ -89,8 +134,10 @@ def _ntk(head_dim, base, cfg, seq_len, backend):
     return rope_frequencies(head_dim, _ntk_base(base, s, head_dim), backend=backend), 1.0
 
 
-@register_rope_scaling("dynamic")
-def _dynamic(head_dim, base, cfg, seq_len, backend):
+@register_rope_scaling("dynamic", ("factor", "original_max_position_embeddings"))
+def _dynamic(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Dynamic NTK: the NTK base change with an effective factor that grows with the current length n.
 
     s' = s·n/L − (s − 1) for n > L (s' = 1 at n = L, s' = s at n = 2L… linear in n);
@@ -98,7 +145,8 @@ def _dynamic(head_dim, base, cfg, seq_len, backend):
     factor is not the target extension: with factor 1, s' = n/L and at n = s·L this is
     static NTK with factor s; with factor s it overshoots to s² − s + 1 there. With a KV
     cache, keys rotated at an earlier n used another base than new queries: the
-    pitfall discussed in huggingface/transformers #25104.
+    pitfall discussed in huggingface/transformers #25104. L is Hugging Face's
+    ``config.max_position_embeddings`` (its dynamic code reads that, not a scaling key).
     """
     s = _get(cfg, "factor")
     original = _get(cfg, "original_max_position_embeddings")
@@ -144,8 +192,22 @@ def yarn_ramp(
     return 1 - xp.clip((i - low) / (high - low), 0, 1)
 
 
-@register_rope_scaling("yarn")
-def _yarn(head_dim, base, cfg, seq_len, backend):
+@register_rope_scaling(
+    "yarn",
+    (
+        "factor",
+        "original_max_position_embeddings",
+        "attention_factor",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+        "truncate",
+    ),
+)
+def _yarn(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """YaRN: θ_i' = γ_i·θ_i + (1 − γ_i)·θ_i/s with γ from :func:`yarn_ramp`, and attention factor 0.1·ln s + 1.
 
     Keys (Hugging Face defaults): beta_fast = 32, beta_slow = 1, attention_factor
@@ -159,7 +221,7 @@ def _yarn(head_dim, base, cfg, seq_len, backend):
         original,
         _get(cfg, "beta_fast", 32.0),
         _get(cfg, "beta_slow", 1.0),
-        truncate=cfg.get("truncate", True),
+        truncate=True if cfg.get("truncate") is None else bool(cfg["truncate"]),
         backend=backend,
     )
     theta = rope_frequencies(head_dim, base, backend=backend)
@@ -174,8 +236,10 @@ def _yarn(head_dim, base, cfg, seq_len, backend):
     return inv_freq, float(attention)
 
 
-@register_rope_scaling("llama3")
-def _llama3(head_dim, base, cfg, seq_len, backend):
+@register_rope_scaling("llama3", ("factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"))
+def _llama3(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
     """Llama 3.1 scaling: by wavelength λ_i = 2π/θ_i against the original context L.
 
     λ_i < L/high_freq_factor: keep θ_i;  λ_i > L/low_freq_factor: θ_i/s;
@@ -209,18 +273,45 @@ def rope_inv_freq(
     ``scaling=None`` is plain RoPE. Otherwise ``scaling["rope_type"]`` (or the
     legacy ``"type"``) picks an entry of :data:`ROPE_SCALINGS`; ``seq_len`` is the
     current sequence length, used by ``"dynamic"`` only.
+
+    Keys follow Hugging Face's ``rope_parameters``: a key that no registered variant reads and that
+    is not one of :data:`COMMON_KEYS` raises ``ValueError`` naming it (Hugging Face only warns); a key
+    another variant reads is ignored, and a value of None means the key's default.
+    ``rope_theta``, when given, must equal ``base``. ``partial_rotary_factor`` p rotates only the first
+    int(head_dim·p) dims: inv_freq then has int(head_dim·p)/2 entries (apply RoPE to ``x[..., :rotary_dim]``).
     """
     check_even("head_dim", head_dim)
     check_positive("base", base)
     namespace(backend)  # validates the name
     cfg = dict(scaling or {"rope_type": "default"})
-    if "rope_type" not in cfg and "type" in cfg:
+    if cfg.get("rope_type") is None and cfg.get("type") is not None:
         cfg["rope_type"] = cfg["type"]
     rope_type = cfg.get("rope_type")
     if rope_type is None:
         raise ValueError(f"scaling needs a 'rope_type' key (one of {sorted(ROPE_SCALINGS)})")
     if rope_type not in ROPE_SCALINGS:
         raise ValueError(f"unknown rope_type {rope_type!r} in scaling; known: {sorted(ROPE_SCALINGS)}")
+    # Known: what any registered variant reads, plus the common keys. One dict shared by several
+    # variants (as notebook 00 and the lab build them) keeps working; a misspelling cannot pass.
+    known = COMMON_KEYS.union(*ROPE_SCALING_KEYS.values())
+    unknown = sorted(set(cfg) - known)
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r} in scaling; known keys: {sorted(known)}")
+    theta = cfg.get("rope_theta")
+    if theta is not None and theta != base:
+        raise ValueError(f"scaling['rope_theta'] ({theta}) disagrees with base ({base}); pass base={theta}")
     if seq_len is not None and (isinstance(seq_len, bool) or int(seq_len) != seq_len or seq_len <= 0):
         raise ValueError(f"seq_len must be a positive integer, got {seq_len!r}")
-    return ROPE_SCALINGS[rope_type](head_dim, base, cfg, seq_len, backend)
+    rotary_dim = head_dim
+    partial = cfg.get("partial_rotary_factor")
+    if partial is not None:
+        if isinstance(partial, bool) or not isinstance(partial, (int, float)) or not 0 < partial <= 1:
+            raise ValueError(f"scaling['partial_rotary_factor'] must be in (0, 1], got {partial!r}")
+        # Hugging Face: dim = int(head_dim * partial_rotary_factor); only those dims are rotated
+        rotary_dim = int(head_dim * partial)
+        if rotary_dim < 2 or rotary_dim % 2:
+            raise ValueError(
+                f"scaling['partial_rotary_factor'] = {partial} leaves int({head_dim}·{partial}) = {rotary_dim} "
+                "rotated dims; it must be a positive even number"
+            )
+    return ROPE_SCALINGS[rope_type](rotary_dim, base, cfg, seq_len, backend)

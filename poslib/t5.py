@@ -16,11 +16,15 @@ in Hugging Face's T5 code). The bias belongs to self-attention only: T5's encode
 (cross-)attention has no position bias. Hugging Face's port once applied a bidirectional
 bias there too (questioned in huggingface/transformers #7323, removed by PR #8518 after an
 integration test against the original T5 model).
+
+Hugging Face's ``_relative_position_bucket`` takes the logarithm in float32; poslib takes the
+exact floor at every integer distance (:mod:`poslib._buckets`). They agree on every stored
+distance up to 3000 (tests/test_reference.py), but a float32 or float64 ratio can in principle
+land one ulp below an integer; poslib's answer is the mathematical one.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -28,6 +32,7 @@ import torch
 from torch import nn
 
 from ._backend import Array, Backend, check_positive_int, is_torch, namespace, xp_of
+from ._buckets import exact_log_steps
 from .attention import relative_distance
 
 __all__ = ["T5RelativeBias", "t5_bias", "t5_relative_bucket", "t5_relative_positions"]
@@ -48,9 +53,9 @@ def t5_relative_bucket(
     check_positive_int("num_buckets", num_buckets)
     check_positive_int("max_distance", max_distance)
     xp = xp_of(relative_position=relative_position)
-    rel = relative_position if hasattr(relative_position, "dtype") else np.asarray(relative_position)
+    rel: Any = relative_position if hasattr(relative_position, "dtype") else np.asarray(relative_position)
     rel = rel.long() if is_torch(rel) else rel.astype(np.int64)
-    buckets = 0
+    buckets: Any = 0
     if bidirectional:
         num_buckets //= 2
         buckets = (rel > 0) * num_buckets
@@ -68,12 +73,14 @@ def t5_relative_bucket(
             "or there is no room for the logarithmic ones"
         )
     is_small = distance < max_exact
-    # log-spaced buckets from max_exact to max_distance; clamp the distance to ≥ 1 to keep log finite
+    # log-spaced buckets from max_exact to max_distance; clamp the distance to ≥ 1 to keep log finite.
+    # T5 truncates toward zero (distances here are ≥ max_exact, so truncation is floor), and the
+    # floor is taken exactly: at a distance where the log ratio is an integer, a float64 ratio one
+    # ulp short would drop a bucket.
     safe = xp.maximum(distance, xp.ones_like(distance))
     safe = safe.double() if is_torch(safe) else safe.astype(np.float64)
-    log_ratio = xp.log(safe / max_exact) / math.log(max_distance / max_exact)
-    large = max_exact + log_ratio * (num_buckets - max_exact)
-    large = large.long() if is_torch(large) else large.astype(np.int64)  # truncation toward zero, as T5
+    steps = exact_log_steps(safe, max_exact, max_distance, num_buckets - max_exact, "floor")
+    large = max_exact + (steps.long() if is_torch(steps) else steps.astype(np.int64))
     large = xp.minimum(large, xp.full_like(large, num_buckets - 1))
     return buckets + xp.where(is_small, distance, large)
 

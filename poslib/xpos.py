@@ -8,14 +8,28 @@ so their score carries ζ_i^((m−n)/scale_base) (m = query, n = key, as in RoPE
 with distance, fastest for the high-frequency pairs (small ζ_i), which are the
 ones whose rotation is least reliable at long range.
 
-Note: ζ^(±n/scale_base) over- or underflows for large positions (the paper's
-code centres positions on the window to delay this); poslib computes the
-factor in float64, which is exact up to positions of roughly 10⁵ for d = 64.
+Range: ζ_0^(±n/scale_base) leaves the floating-point range at large n (γ = 0.4,
+scale_base = 512: |n| ≈ 3.6·10⁴ in float32/bfloat16, 4·10³ in float16, 2.9·10⁵ in
+float64), and the scores turn into inf/NaN. The scores depend on n − m only, so
+any common shift of queries and keys leaves them unchanged: pass the same
+``centre`` for both (the reference code, rotary-embedding-torch, uses
+seq_len // 2) to move the usable window. :func:`apply_xpos` raises a
+``ValueError`` when ζ_0^(±(n − centre)/scale_base) would not be a normal number
+of ``x``'s dtype, rather than return non-finite values.
+
+Convention: rotary-embedding-torch scales by ζ^((n − seq_len // 2)/scale_base),
+i.e. ``centre = seq_len // 2``; poslib's default ``centre = 0`` is the paper's formula.
 """
 
 from __future__ import annotations
 
-from ._backend import Array, is_torch, to_float, xp_of
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from ._backend import Array, check_positive, is_torch, to_float, xp_of
 from .rope import _check_inputs, _cos, _rotate_pairs, _sin, rope_angles
 
 __all__ = ["apply_xpos", "xpos_scale", "xpos_zeta"]
@@ -29,14 +43,39 @@ def xpos_zeta(head_dim: int, gamma: float = 0.4, *, like: Array | None = None) -
 
 
 def xpos_scale(
-    positions: Array, head_dim: int, *, scale_base: float = 512.0, gamma: float = 0.4, is_key: bool = False
+    positions: Array,
+    head_dim: int,
+    *,
+    scale_base: float = 512.0,
+    gamma: float = 0.4,
+    is_key: bool = False,
+    centre: float = 0.0,
 ) -> Array:
-    """ζ_i^(±n/scale_base), shape ``(*positions.shape, head_dim/2)``; the exponent is negated for keys."""
+    """ζ_i^(±(n − centre)/scale_base), shape ``(*positions.shape, head_dim/2)``; the exponent is negated for keys."""
     xp = xp_of(positions=positions)
-    p = to_float(positions, xp)
+    p = to_float(positions, xp) - centre
     zeta = xpos_zeta(head_dim, gamma, like=p)
     sign = -1.0 if is_key else 1.0
     return xp.exp(sign * p[..., None] / scale_base * xp.log(zeta))
+
+
+def _check_range(positions: Array, head_dim: int, scale_base: float, gamma: float, centre: float, dtype: Any) -> None:
+    # ζ_0 = γ/(1 + γ) is the smallest base, so pair 0 has the largest |exponent|. Both the scale
+    # and its reciprocal (queries and keys) must stay normal numbers of the working dtype.
+    if head_dim == 0 or int(np.prod(positions.shape)) == 0:
+        return  # nothing is scaled
+    info = torch.finfo(dtype) if isinstance(dtype, torch.dtype) else np.finfo(dtype)
+    limit = -math.log(float(info.tiny))  # < log(max): the binding side is the underflow to subnormals
+    distance = (
+        float((positions - centre).abs().max()) if is_torch(positions) else float(np.abs(positions - centre).max())
+    )
+    exponent = distance / scale_base * -math.log(gamma / (1 + gamma))
+    if not exponent <= limit:
+        reach = limit / -math.log(gamma / (1 + gamma)) * scale_base
+        raise ValueError(
+            f"positions reach |n − centre| = {distance:g}, beyond the {reach:.6g} that {dtype} can scale by "
+            f"ζ_0^(±(n − centre)/scale_base); pass the same centre (e.g. the window's middle) for queries and keys"
+        )
 
 
 def apply_xpos(
@@ -48,12 +87,22 @@ def apply_xpos(
     gamma: float = 0.4,
     is_key: bool = False,
     layout: str = "interleaved",
+    centre: float = 0.0,
 ) -> Array:
-    """RoPE-rotate ``x`` and scale pair i by ζ_i^(±n/scale_base) (queries ×, keys ÷), in one pass."""
+    """RoPE-rotate ``x`` and scale pair i by ζ_i^(±(n − centre)/scale_base) (queries ×, keys ÷), in one pass.
+
+    Use one ``centre`` for queries and keys: the scores then carry ζ_i^((n − m)/scale_base) whatever
+    it is. Raises ``ValueError`` when a position is too far from ``centre`` for ``x``'s dtype (see the
+    module docstring); rotary-embedding-torch's ``xpos`` corresponds to ``centre = seq_len // 2``.
+    """
     _check_inputs(x, positions, inv_freq, layout)
+    check_positive("scale_base", scale_base)
+    check_positive("gamma", gamma)
     xp = xp_of(x=x)
     positions = to_float(positions, xp, like=x if is_torch(x) else None)
     inv_freq = to_float(inv_freq, xp, like=x if is_torch(x) else None)
+    if int(np.prod(x.shape)):  # an empty x scales nothing, whatever its positions
+        _check_range(positions, x.shape[-1], scale_base, gamma, centre, x.dtype)
     angles = rope_angles(positions, inv_freq)
-    scale = xpos_scale(positions, x.shape[-1], scale_base=scale_base, gamma=gamma, is_key=is_key)
+    scale = xpos_scale(positions, x.shape[-1], scale_base=scale_base, gamma=gamma, is_key=is_key, centre=centre)
     return _rotate_pairs(x, scale * _cos(angles), scale * _sin(angles), layout)

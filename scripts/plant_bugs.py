@@ -93,7 +93,7 @@ def run_notebook(bug: Bug, notebook: str) -> list[str]:
     if proc.returncode:
         return [f"{notebook}: runner failed: {proc.stderr.strip().splitlines()[-1:]}"]
     stem = pathlib.Path(notebook).stem[:2]
-    return [f"{stem} {line[5:]}" for line in proc.stdout.splitlines() if line.startswith("CELL ")]
+    return [f"{stem} cell {line[5:]}" for line in proc.stdout.splitlines() if line.startswith("CELL ")]
 
 
 def planting_error(bug: Bug) -> str | None:
@@ -120,7 +120,8 @@ def run_bug(bug: Bug) -> Outcome:
 def _short(items: list[str], limit: int = 2) -> str:
     if not items:
         return "—"
-    shown = [i.split("::")[-1] if "::" in i else i for i in items[:limit]]
+    # Test node ids lose their file; notebook entries keep "NN cell" and drop the message (printed above).
+    shown = [i.split("::")[-1] if "::" in i else i.split(":")[0] for i in items[:limit]]
     more = f" (+{len(items) - limit})" if len(items) > limit else ""
     return "; ".join(shown) + more
 
@@ -150,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             outcomes[outcome.bug.name] = outcome
             mark = "caught" if outcome.caught else ("MISSED" if outcome.planted else "NOT PLANTED")
             print(f"[{done}/{len(names)}] {outcome.bug.name}: {mark} ({outcome.seconds:.0f} s)", flush=True)
+            for cell in outcome.failed_cells[:3]:
+                print(f"    {cell}", flush=True)
     print()
     print("| bug | what | unit tests that failed | notebook checks that failed |")
     print("|---|---|---|---|")

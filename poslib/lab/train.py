@@ -29,6 +29,7 @@ first n bytes with the base for length n. Bytes before train_len see plain RoPE.
 from __future__ import annotations
 
 import math
+import os
 import platform
 import resource
 import statistics
@@ -162,6 +163,11 @@ def deterministic(threads: int) -> Iterator[None]:
     """Fixed thread count and deterministic kernels for the duration of a run (restored afterwards)."""
     old_threads, old_det = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
     old_fill = _DETERMINISTIC.fill_uninitialized_memory
+    # On CUDA, deterministic mode makes cuBLAS raise unless its workspace is pinned this way
+    # (PyTorch's "Reproducibility" notes); the variable is ignored on the CPU.
+    old_cublas = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
+    if old_cublas is None:
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
     # Deterministic mode also fills every new tensor with NaN (a debugging aid, ~10% of a
@@ -173,6 +179,8 @@ def deterministic(threads: int) -> Iterator[None]:
         torch.set_num_threads(old_threads)
         torch.use_deterministic_algorithms(old_det)
         _DETERMINISTIC.fill_uninitialized_memory = old_fill
+        if old_cublas is None:
+            os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
 
 
 def _lr_at(step: int, cfg: LabConfig) -> float:

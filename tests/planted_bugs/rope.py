@@ -202,9 +202,7 @@ def _pi_multiplies() -> None:
 def _xpos_sides_swapped() -> None:
     original = xpos.xpos_scale
 
-    def wrong(
-        positions: Any, head_dim: int, *, scale_base: float = 512.0, gamma: float = 0.4, is_key: bool = False
-    ) -> Any:
-        return original(positions, head_dim, scale_base=scale_base, gamma=gamma, is_key=not is_key)
+    def wrong(positions: Any, head_dim: int, *, is_key: bool = False, **kw: Any) -> Any:
+        return original(positions, head_dim, is_key=not is_key, **kw)
 
     swap(original, wrong)
