@@ -2,7 +2,7 @@
 
 A token position counts *every* token; CoPE counts only the tokens a gate lets
 through, so "position" can mean "the 3rd sentence back" as well as "the 40th
-byte back". For query i and key j ≤ i (the paper's §3 and its Appendix B code)::
+byte back". For query i and key j ≤ i (the paper's Appendix B code)::
 
     g_ik = σ(q_i · k_k)                       a gate in (0, 1) per context token
     p_ij = Σ_{k=j..i} g_ik                    a fractional count from j up to the query

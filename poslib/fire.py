@@ -5,9 +5,9 @@ query i and key j ≤ i::
 
     b(i, j) = f_θ( ψ(i − j) / ψ(max(L, i)) ),     ψ(x) = log(c·x + 1)
 
-* f_θ : ℝ → ℝ^H is a small MLP (the paper uses one hidden layer of width 32),
-  one output per head. poslib uses a ReLU hidden layer, which makes the exact
-  constructions of :func:`fire_weights_from_bias` piecewise linear.
+* f_θ : ℝ → ℝ^H is a small MLP, one output per head. poslib uses one ReLU
+  hidden layer (width 32 by default), which makes the exact constructions of
+  :func:`fire_weights_from_bias` piecewise linear.
 * ψ compresses long distances (log), with a learnable c > 0.
 * Dividing by ψ(max(L, i)) is the paper's *progressive interpolation*: the input
   of f stays in [0, 1] however long the sequence, so a query far beyond the
@@ -16,8 +16,9 @@ query i and key j ≤ i::
 
 For queries with i ≤ L the denominator is the constant ψ(L), so the bias is a
 function of i − j alone: any relative bias on a window of n ≤ L + 1 positions
-(T5's buckets, ALiBi's line, KERPLE's logarithm) is then a FIRE bias, which the
-paper proves (its §3.2) and :func:`fire_weights_from_bias` constructs.
+(T5's buckets, ALiBi's line, KERPLE's logarithm) is then a FIRE bias: the paper
+proves that FIRE can represent T5's, ALiBi's and KERPLE's biases, and
+:func:`fire_weights_from_bias` constructs the weights.
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ class ModelConfig:
     # training reaches. T5's 128 with train_len 64 would leave buckets that no
     # training example ever updates, and the model would meet them only at test time.
     t5_max_distance: int | None = None
-    fire_hidden: int = 32  # FIRE's MLP width (the paper's)
+    fire_hidden: int = 32  # FIRE's MLP width (one hidden ReLU layer)
     # CoPE's number of position embeddings; None = train_len (a count never exceeds it in training)
     cope_max_pos: int | None = None
     # rope+random draws its positions from 0 … random_max_pos − 1; None = 32 × train_len, twice the
