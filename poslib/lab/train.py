@@ -339,6 +339,13 @@ def _versions() -> dict[str, str]:
     }
 
 
+def _children_cpu_seconds() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _peak_memory_mib(device: torch.device) -> float:
     if device.type == "cuda":
         return torch.cuda.max_memory_allocated(device) / 2**20
@@ -434,7 +441,7 @@ def run_lab(
     (each with ``cfg.threads`` threads); the numbers are the same as with ``jobs=1``, bit for bit.
     """
     _check_int("jobs", jobs, minimum=1)
-    t_start, cpu_start = time.perf_counter(), time.process_time()
+    t_start, cpu_start, children_start = time.perf_counter(), time.process_time(), _children_cpu_seconds()
     device = torch.device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("device='cuda' was requested but torch.cuda.is_available() is False")
@@ -516,7 +523,8 @@ def run_lab(
     results["timings"] = {
         "total_seconds": time.perf_counter() - t_start,
         # CPU seconds of this process: on a shared machine, the wall time an idle one would take (one thread)
-        "total_cpu_seconds": time.process_time() - cpu_start,
+        # this process and the worker processes of jobs > 1 (counted once the pool has shut down)
+        "total_cpu_seconds": time.process_time() - cpu_start + _children_cpu_seconds() - children_start,
         "step_ms_median": {
             b: statistics.median([r["step_ms_median"] for r in train_records[b].values()]) if cfg.steps else None
             for b in bases
