@@ -26,8 +26,29 @@ def run(path: pathlib.Path, timeout: int) -> float:
     NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute()
+    replace_widget_text(nb)
     nbformat.write(nb, path)
     return time.perf_counter() - start
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_TEXT = "Interactive figure: run this notebook in Jupyter to use its sliders."
+
+
+def replace_widget_text(nb: nbformat.NotebookNode) -> int:
+    """Give every widget output a readable plain-text fallback; returns how many were changed.
+
+    A saved widget's fallback is its repr (``VBox(children=(HBox(...``), which is what a reader
+    sees before the kernel runs. nbval does not compare widget cells (they are marked to be ignored).
+    """
+    changed = 0
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data and data.get("text/plain") != WIDGET_TEXT:
+                data["text/plain"] = WIDGET_TEXT
+                changed += 1
+    return changed
 
 
 def main() -> None:
