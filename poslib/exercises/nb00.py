@@ -1,0 +1,134 @@
+"""Exercises of notebook 00 (the tour): a wavelength, the RoPE angles at one position, the log-n factor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._base import Exercise, Feedback, Mistake, check_array
+
+D, BASE = 64, 10_000.0
+
+
+def check_slowest_wavelength(answer: Any) -> Feedback:
+    """λ of the slowest sinusoidal pair (d = 64, base 10 000), in tokens per full cycle."""
+    i = D // 2 - 1
+    return check_array(
+        answer,
+        2 * np.pi * BASE ** (2 * i / D),
+        name="answer",
+        what="the wavelength of pair 31 in tokens (a float)",
+        diagnoses=[
+            ("units: that is base^(2i/d), the tokens per *radian*; a full cycle is 2π radians", BASE ** (2 * i / D)),
+            ("that is the frequency ω_31 (radians per token), not the wavelength 2π/ω_31", BASE ** (-2 * i / D)),
+            ("off by one: the pairs are i = 0 … d/2 − 1, so the slowest is i = 31 (exponent 62/64)", 2 * np.pi * BASE),
+            ("exponent: the frequency is base^(−2i/d), with 2i, not i", 2 * np.pi * BASE ** (i / D)),
+        ],
+    )
+
+
+def check_rope_angles(answer: Any) -> Feedback:
+    """The 32 RoPE angles m·θ_i at position m = 100 (d = 64, base 10 000), in radians."""
+    theta = BASE ** (-np.arange(0, D, 2) / D)
+    return check_array(
+        answer,
+        100 * theta,
+        name="answer",
+        what="an array of 32 angles in radians",
+        diagnoses=[
+            (
+                "exponent: θ_i = base^(−2i/d) uses the even indices 0, 2, …, 62 over d",
+                100 * BASE ** (-np.arange(32) / D),
+            ),
+            ("off by one: the pairs start at i = 0 (θ_0 = 1), not i = 1", 100 * BASE ** (-np.arange(2, D + 2, 2) / D)),
+            ("shape: one angle per *pair*: d/2 = 32 entries, not d = 64", 100 * BASE ** (-np.arange(D) / D)),
+        ],
+    )
+
+
+def check_logn(answer: Any) -> Feedback:
+    """max(1, log n / log L_train) for n = 128, 512, 4096 and L_train = 512."""
+    n = np.array([128.0, 512.0, 4096.0])
+    return check_array(
+        answer,
+        np.maximum(1.0, np.log(n) / np.log(512.0)),
+        name="answer",
+        what="an array of three factors",
+        diagnoses=[
+            (
+                "clamp: below the training length the factor stays 1 (max(1, …)); 7/9 would flatten attention",
+                np.log(n) / np.log(512.0),
+            ),
+            (
+                "inverted: the factor is log n / log L_train, which grows with n",
+                np.minimum(1.0, np.log(512.0) / np.log(n)),
+            ),
+            (
+                "that is the ratio of lengths n / L_train; the factor is the ratio of their logarithms",
+                np.maximum(1.0, n / 512.0),
+            ),
+        ],
+    )
+
+
+EXERCISES = (
+    Exercise(
+        key="slowest-wavelength",
+        title="The slowest sinusoidal pair",
+        prompt=(
+            "The sinusoidal heatmap above has $d = 64$ and base $10\\,000$. Pair $i$ turns at $\\omega_i = "
+            "\\text{base}^{-2i/d}$ radians per token. How many tokens does the **slowest** pair need for one "
+            "full cycle (its wavelength $\\lambda$)? Compare with the 128 positions drawn: does any column of "
+            "the heatmap finish a cycle?"
+        ),
+        hint=(
+            "The pairs are $i = 0, \\dots, d/2 - 1$; a full cycle is $2\\pi$ radians, "
+            "so $\\lambda_i = 2\\pi/\\omega_i$."
+        ),
+        setup="d, base = 64, 10_000.0",
+        stub="answer = None  # the wavelength of pair 31, in tokens",
+        solution="answer = 2 * np.pi * base ** (2 * 31 / d)  # ≈ 4.7e4 tokens: no column completes a cycle",
+        check=check_slowest_wavelength,
+        mistakes=(
+            Mistake("answer = base ** (2 * 31 / d)", "2π radians"),
+            Mistake("answer = 2 * np.pi * base", "off by one"),
+        ),
+    ),
+    Exercise(
+        key="rope-angles",
+        title="RoPE's angles at one position",
+        prompt=(
+            "RoPE rotates pair $i$ of a query at position $m$ by the angle $m\\,\\theta_i$, "
+            "$\\theta_i = \\text{base}^{-2i/d}$. With $d = 64$ and base $10\\,000$, compute all the angles at "
+            "$m = 100$, in radians, pair 0 first. Which pairs have turned less than one radian?"
+        ),
+        hint="`np.arange(0, d, 2)` gives the even indices $2i$.",
+        setup="d, base, m = 64, 10_000.0, 100",
+        stub="answer = None  # an array of d/2 angles, radians",
+        solution="answer = m * base ** (-np.arange(0, d, 2) / d)",
+        check=check_rope_angles,
+        mistakes=(
+            Mistake("answer = m * base ** (-np.arange(d) / d)", "one angle per *pair*"),
+            Mistake("answer = np.degrees(m * base ** (-np.arange(0, d, 2) / d))", "units"),
+            Mistake("answer = m * base ** (-np.arange(2, d + 2, 2) / d)", "off by one"),
+        ),
+    ),
+    Exercise(
+        key="logn-factor",
+        title="The log-n factor",
+        prompt=(
+            "The last figure scales the scores by $\\max(1, \\log n / \\log L_{train})$. For a model trained "
+            "at $L_{train} = 512$, compute the factor at $n = 128, 512, 4096$."
+        ),
+        hint="Any logarithm base works for the ratio; the clamp matters below $L_{train}$.",
+        setup="L_train, n = 512, np.array([128, 512, 4096])",
+        stub="answer = None  # three factors",
+        solution="answer = np.maximum(1.0, np.log(n) / np.log(L_train))",
+        check=check_logn,
+        mistakes=(
+            Mistake("answer = np.log(n) / np.log(L_train)", "clamp"),
+            Mistake("answer = np.maximum(1.0, n / L_train)", "ratio of lengths"),
+        ),
+    ),
+)

@@ -1,0 +1,136 @@
+"""Exercises of notebook 03 (sinusoidal): wavelengths, the shift matrix of one pair, the dot product by offset."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._base import Exercise, Feedback, Mistake, check_array
+
+D, BASE = 16, 10_000.0
+
+
+def check_wavelengths(answer: Any) -> Feedback:
+    """λ_i = 2π · base^(2i/d) for d = 16."""
+    i = np.arange(D // 2)
+    return check_array(
+        answer,
+        2 * np.pi * BASE ** (2 * i / D),
+        name="answer",
+        what="an array of 8 wavelengths, in tokens",
+        diagnoses=[
+            ("units: that is 1/ω_i, tokens per *radian*; one cycle is 2π radians", BASE ** (2 * i / D)),
+            ("those are the frequencies ω_i (radians per token); the wavelength is 2π/ω_i", BASE ** (-2 * i / D)),
+            ("exponent: ω_i = base^(−2i/d), with 2i, not i", 2 * np.pi * BASE ** (i / D)),
+        ],
+    )
+
+
+def check_shift_matrix(answer: Any) -> Feedback:
+    """M_Δ with (sin ω(p+Δ), cos ω(p+Δ)) = M_Δ (sin ωp, cos ωp), ω = 0.3, Δ = 5."""
+    a = 0.3 * 5
+    c, s = np.cos(a), np.sin(a)
+    return check_array(
+        answer,
+        [[c, s], [-s, c]],
+        name="answer",
+        what="a 2 × 2 matrix",
+        diagnoses=[
+            (
+                "sign: that matrix rotates the other way (it shifts by −Δ); expand sin(a + b) and cos(a + b)",
+                [[c, -s], [s, c]],
+            ),
+            (
+                "units: np.cos and np.sin take radians; ωΔ = 1.5 rad is not 1.5°",
+                [[np.cos(np.radians(a)), np.sin(np.radians(a))], [-np.sin(np.radians(a)), np.cos(np.radians(a))]],
+            ),
+        ],
+    )
+
+
+def check_dot_by_offset(answer: Any) -> Feedback:
+    """PE(m)·PE(n) = Σ_i cos(ω_i (m − n)) for offsets 0 … 20, d = 16."""
+    w = BASE ** (-np.arange(0, D, 2) / D)
+    k = np.arange(21)
+    return check_array(
+        answer,
+        np.cos(np.outer(k, w)).sum(axis=1),
+        name="answer",
+        what="an array of 21 dot products",
+        diagnoses=[
+            (
+                "sin(a)sin(b) + cos(a)cos(b) = cos(a − b): the sines cancel into the cosine, they do not stay",
+                np.sin(np.outer(k, w)).sum(axis=1),
+            ),
+            (
+                "off by one: the offsets are 0 … 20 (21 values, the first one is 0)",
+                np.cos(np.outer(k + 1, w)).sum(axis=1),
+            ),
+        ],
+    )
+
+
+EXERCISES = (
+    Exercise(
+        key="wavelengths",
+        title="Every pair's wavelength",
+        prompt=(
+            "For $d = 16$ and base $10\\,000$, compute the wavelength $\\lambda_i$ (tokens per full cycle) of "
+            "every pair $i = 0, \\dots, 7$. The wave slider above shows them one at a time."
+        ),
+        hint="$\\omega_i = \\text{base}^{-2i/d}$ radians per token; a cycle is $2\\pi$ radians.",
+        setup="d, base = 16, 10_000.0",
+        stub="answer = None  # 8 wavelengths",
+        solution="answer = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)",
+        check=check_wavelengths,
+        mistakes=(
+            Mistake("answer = base ** (2 * np.arange(d // 2) / d)", "units"),
+            Mistake("answer = 2 * np.pi * base ** (np.arange(d // 2) / d)", "exponent"),
+            Mistake("answer = 2 * np.pi * base ** (2 * np.arange(d) / d)", "shape"),
+        ),
+    ),
+    Exercise(
+        key="shift-matrix",
+        title="The shift matrix of one pair",
+        prompt=(
+            "One pair holds $(\\sin\\omega p, \\cos\\omega p)$. Write the $2\\times 2$ matrix $M_\\Delta$ that "
+            "maps it to $(\\sin\\omega(p+\\Delta), \\cos\\omega(p+\\Delta))$ for every $p$, with $\\omega = 0.3$ "
+            "and $\\Delta = 5$. It must not depend on $p$: that is the claim of the section on $M_\\Delta$."
+        ),
+        hint="$\\sin(a+b) = \\sin a\\cos b + \\cos a \\sin b$ and $\\cos(a+b) = \\cos a\\cos b - \\sin a\\sin b$.",
+        setup="omega, delta = 0.3, 5",
+        stub="answer = None  # a 2 × 2 matrix",
+        solution=("c, s = np.cos(omega * delta), np.sin(omega * delta)\nanswer = np.array([[c, s], [-s, c]])"),
+        check=check_shift_matrix,
+        mistakes=(
+            Mistake(
+                "c, s = np.cos(omega * delta), np.sin(omega * delta)\nanswer = np.array([[c, -s], [s, c]])", "sign"
+            ),
+            Mistake(
+                "a = np.radians(omega * delta)\nanswer = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])",
+                "units",
+            ),
+        ),
+    ),
+    Exercise(
+        key="dot-by-offset",
+        title="The dot product as a function of the offset",
+        prompt=(
+            "Show that $\\mathrm{PE}(m)\\cdot\\mathrm{PE}(n)$ depends only on $k = m - n$ by writing it as a sum "
+            "over pairs, then compute it for $k = 0, \\dots, 20$ with $d = 16$, base $10\\,000$. At $k = 0$ you "
+            "should get $d/2$."
+        ),
+        hint="Each pair contributes $\\sin(\\omega_i m)\\sin(\\omega_i n) + \\cos(\\omega_i m)\\cos(\\omega_i n)$.",
+        setup="d, base, k = 16, 10_000.0, np.arange(21)",
+        stub="answer = None  # 21 dot products",
+        solution="w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.cos(np.outer(k, w)).sum(axis=1)",
+        check=check_dot_by_offset,
+        mistakes=(
+            Mistake(
+                "w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.sin(np.outer(k, w)).sum(axis=1)", "sines cancel"
+            ),
+            Mistake("w = base ** (-np.arange(0, d, 2) / d)\nanswer = 2 * np.cos(np.outer(k, w)).sum(axis=1)", "scale"),
+        ),
+    ),
+)

@@ -1,0 +1,128 @@
+"""Exercises of notebook 04 (relative): one term of the expansion, T5's exact buckets, DeBERTa's δ."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._base import Exercise, Feedback, Floats, Mistake, arrays_from, check_array, check_int
+
+
+def expansion_problem() -> tuple[Floats, Floats, Floats, Floats]:
+    """Content x (6 × 8), positions p (6 × 8), projections W_q and W_k (4 × 8)."""
+    x, p, w_q, w_k = arrays_from(4, (6, 8), (6, 8), (4, 8), (4, 8))
+    return x, p, w_q, w_k
+
+
+def check_content_position(answer: Any) -> Feedback:
+    """The content→position term (W_q x_m)ᵀ (W_k p_n), as a matrix over (m, n)."""
+    x, p, w_q, w_k = expansion_problem()
+    return check_array(
+        answer,
+        (x @ w_q.T) @ (p @ w_k.T).T,
+        name="answer",
+        what="the 6 × 6 content→position term",
+        diagnoses=[
+            (
+                "swapped: that is position→content, (W_q p_m)ᵀ (W_k x_n); the *query* side carries the content here",
+                (p @ w_q.T) @ (x @ w_k.T).T,
+            ),
+            (
+                "that is the full score (all four terms); keep content on the query side, position on the key side",
+                ((x + p) @ w_q.T) @ ((x + p) @ w_k.T).T,
+            ),
+        ],
+    )
+
+
+def check_exact_buckets(answer: Any) -> Feedback:
+    """How many distances per direction T5 keeps exact with 32 bidirectional buckets."""
+    return check_int(
+        answer,
+        8,
+        name="answer",
+        what="a whole number",
+        diagnoses=[
+            (
+                "that is the number of buckets per direction; only half of those are exact, the rest are logarithmic",
+                16,
+            ),
+            ("that is all the buckets; bidirectional splits them by direction first, then exact/log", 32),
+        ],
+    )
+
+
+def check_deberta_delta(answer: Any) -> Feedback:
+    """δ(r) = clip(r + κ, 0, 2κ − 1) for r = −6 … 6, κ = 4."""
+    r, k = np.arange(-6, 7), 4
+    return check_array(
+        answer,
+        np.clip(r + k, 0, 2 * k - 1),
+        name="answer",
+        what="13 table rows, one per r",
+        diagnoses=[
+            ("no clipping: the table has only 2κ rows, 0 … 2κ − 1", r + k),
+            ("off by one: the last row is 2κ − 1 = 7, not 2κ", np.clip(r + k, 0, 2 * k)),
+            ("sign: r is query − key; the row is r + κ, not κ − r", np.clip(k - r, 0, 2 * k - 1)),
+        ],
+    )
+
+
+EXERCISES = (
+    Exercise(
+        key="content-position",
+        title="One term of the four-term expansion",
+        prompt=(
+            "Given content vectors `x`, position vectors `p` and projections `W_q`, `W_k` (rows are the "
+            "projected features), compute the content→position term $(W_q x_m)^\\top (W_k p_n)$ for every "
+            "query $m$ and key $n$, the second of the four heatmaps of §1."
+        ),
+        hint="Project first: `x @ W_q.T` holds the rows $W_q x_m$.",
+        setup="from poslib.exercises import nb04\n\nx, p, W_q, W_k = nb04.expansion_problem()",
+        stub="answer = None  # a 6 × 6 matrix, rows = queries",
+        solution="answer = (x @ W_q.T) @ (p @ W_k.T).T",
+        check=check_content_position,
+        mistakes=(
+            Mistake("answer = (p @ W_q.T) @ (x @ W_k.T).T", "swapped"),
+            Mistake("answer = ((x @ W_q.T) @ (p @ W_k.T).T).T", "transposed"),
+        ),
+    ),
+    Exercise(
+        key="exact-buckets",
+        title="How many distances T5 keeps exact",
+        prompt=(
+            "T5 with `num_buckets = 32`, bidirectional: how many distances per direction get a bucket of "
+            "their own (one distance per bucket) before the logarithmic buckets start? Read it off the "
+            "bucket figure, then from the code of `t5_relative_bucket`."
+        ),
+        hint="Bidirectional halves the buckets; T5 then spends half of each direction's buckets on exact distances.",
+        setup="num_buckets = 32",
+        stub="answer = None  # a whole number",
+        solution="answer = num_buckets // 2 // 2",
+        check=check_exact_buckets,
+        mistakes=(
+            Mistake("answer = num_buckets // 2", "per direction"),
+            Mistake("answer = num_buckets // 4 + 1", "off by one"),
+        ),
+    ),
+    Exercise(
+        key="deberta-delta",
+        title="DeBERTa's clipped relative position",
+        prompt=(
+            "DeBERTa maps the relative position $r = $ query − key to a row $\\delta(r)$ of its table of "
+            "$2\\kappa$ rows. For $\\kappa = 4$, compute $\\delta(r)$ for $r = -6, \\dots, 6$ (the clipping "
+            "slider of §4.2 moves $\\kappa$)."
+        ),
+        hint="$\\delta(r) = 0$ for $r \\le -\\kappa$, $2\\kappa - 1$ for $r \\ge \\kappa$, $r + \\kappa$ between.",
+        setup="r, kappa = np.arange(-6, 7), 4",
+        stub="answer = None  # 13 row indices",
+        solution="answer = np.clip(r + kappa, 0, 2 * kappa - 1)",
+        check=check_deberta_delta,
+        mistakes=(
+            Mistake("answer = r + kappa", "no clipping"),
+            Mistake("answer = np.clip(r + kappa, 0, 2 * kappa)", "off by one"),
+            Mistake("answer = np.clip(kappa - r, 0, 2 * kappa - 1)", "sign"),
+        ),
+    ),
+)

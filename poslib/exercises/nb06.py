@@ -1,0 +1,137 @@
+"""Exercises of notebook 06 (length extrapolation): pairs that never turn, the NTK base, entropy in nats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._base import Exercise, Feedback, Mistake, check_array, check_int
+
+D, BASE, L = 128, 10_000.0, 2048
+
+
+def _slow_pairs(n_features: int, exponent_scale: float) -> int:
+    i = np.arange(n_features)
+    wavelength = 2 * np.pi * BASE ** (exponent_scale * i / D)
+    return int(np.sum(wavelength > L))
+
+
+def check_slow_pairs(answer: Any) -> Feedback:
+    """How many of the 64 pairs (d = 128, base 10⁴) have a wavelength longer than L = 2048."""
+    expected = _slow_pairs(D // 2, 2.0)
+    return check_int(
+        answer,
+        expected,
+        name="answer",
+        what="a whole number of pairs",
+        diagnoses=[
+            (
+                f"that counts the pairs that *do* complete a turn; the question asks for the other {expected}",
+                D // 2 - expected,
+            ),
+            ("that counts features, not pairs: d/2 = 64 pairs, each with two features", 2 * expected),
+        ],
+    )
+
+
+def check_ntk_base(answer: Any) -> Feedback:
+    """NTK-aware base: base · s^(d/(d−2)) for base 10⁴, s = 8, d = 128."""
+    s = 8.0
+    return check_array(
+        answer,
+        BASE * s ** (D / (D - 2)),
+        name="answer",
+        what="the new base, a float",
+        diagnoses=[
+            (
+                "exponent: base · s alone leaves the slowest pair slightly faster than PI; the exponent is d/(d − 2)",
+                BASE * s,
+            ),
+            ("exponent: inverted; it is d/(d − 2) (slightly above 1), not (d − 2)/d", BASE * s ** ((D - 2) / D)),
+            ("that is the base divided by the factor; NTK-aware scaling *raises* the base", BASE / s),
+        ],
+    )
+
+
+def check_uniform_entropy(answer: Any) -> Feedback:
+    """Entropy of uniform attention over n = 64, 512, 4096 keys, in nats."""
+    n = np.array([64.0, 512.0, 4096.0])
+    return check_array(
+        answer,
+        np.log(n),
+        name="answer",
+        what="three entropies, in nats",
+        diagnoses=[
+            ("units: those are bits (log₂); the notebook measures entropy in nats (natural log)", np.log2(n)),
+            ("units: that is log₁₀; entropy here is in nats (natural log)", np.log10(n)),
+        ],
+    )
+
+
+EXERCISES = (
+    Exercise(
+        key="slow-pairs",
+        title="Pairs that never complete a turn in training",
+        prompt=(
+            "LLaMA-1: $d = 128$, base $10^4$, $L = 2048$. How many of the 64 pairs have a wavelength longer "
+            "than $L$, so that in training they never complete a turn and every angle past $L$ is new? Compare "
+            "with the unseen-angle figure of §2."
+        ),
+        hint="$\\lambda_i = 2\\pi\\,\\text{base}^{2i/d}$ for $i = 0, \\dots, 63$; count those above $L$.",
+        setup="d, base, L = 128, 10_000.0, 2048",
+        stub="answer = None  # a whole number",
+        solution="wavelength = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)\nanswer = int(np.sum(wavelength > L))",
+        check=check_slow_pairs,
+        mistakes=(
+            Mistake(
+                "wavelength = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)\nanswer = int(np.sum(wavelength <= L))",
+                "*do* complete",
+            ),
+            Mistake(
+                "wavelength = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)\n"
+                "answer = 2 * int(np.sum(wavelength > L))",
+                "features, not pairs",
+            ),
+            Mistake(
+                "wavelength = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)\nanswer = float(np.sum(wavelength > L))",
+                "type",
+            ),
+        ),
+    ),
+    Exercise(
+        key="ntk-base",
+        title="The NTK-aware base",
+        prompt=(
+            "NTK-aware scaling keeps pair 0 and slows the slowest pair $i = d/2 - 1$ exactly like PI with "
+            "factor $s$. Derive the new base from that condition and compute it for base $10^4$, $s = 8$, $d = 128$."
+        ),
+        hint="Solve $\\text{base}'^{-(d-2)/d} = \\text{base}^{-(d-2)/d} / s$.",
+        setup="d, base, s = 128, 10_000.0, 8",
+        stub="answer = None  # the new base",
+        solution="answer = base * s ** (d / (d - 2))",
+        check=check_ntk_base,
+        mistakes=(
+            Mistake("answer = base * s", "exponent"),
+            Mistake("answer = base * s ** ((d - 2) / d)", "inverted"),
+            Mistake("answer = base / s", "raises"),
+        ),
+    ),
+    Exercise(
+        key="uniform-entropy",
+        title="Entropy of uniform attention",
+        prompt=(
+            "Scores that carry no information give uniform attention over the $n$ keys. Compute its entropy "
+            "for $n = 64, 512, 4096$ in nats: the ceiling the entropy curves of §3 approach."
+        ),
+        hint="$H = -\\sum_j w_j \\ln w_j$ with $w_j = 1/n$.",
+        setup="n = np.array([64, 512, 4096])",
+        stub="answer = None  # three entropies, nats",
+        solution="answer = np.log(n)",
+        check=check_uniform_entropy,
+        mistakes=(
+            Mistake("answer = np.log2(n)", "bits"),
+            Mistake("answer = np.log10(n)", "log₁₀"),
+        ),
+    ),
+)

@@ -1,0 +1,116 @@
+"""Exercises of notebook 08 (the lab): perplexity, one prediction's cross-entropy, bits per byte."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._base import Exercise, Feedback, Mistake, check_array
+
+CE = np.array([1.2, 2.0, 3.5])
+LOGITS, TARGET = np.array([2.0, -1.0, 0.5, 1.5, 0.0]), 3
+PPL = np.array([3.3, 7.4, 33.1])
+
+
+def check_perplexity(answer: Any) -> Feedback:
+    """Perplexity = exp(mean cross-entropy in nats)."""
+    return check_array(
+        answer,
+        np.exp(CE),
+        name="answer",
+        what="three perplexities",
+        diagnoses=[
+            ("units: 2^CE is right only for a cross-entropy in bits; the lab's loss is in nats, so use e^CE", 2.0**CE),
+            ("units: 10^CE assumes a base-10 loss; the lab's loss is in nats, so use e^CE", 10.0**CE),
+        ],
+    )
+
+
+def check_cross_entropy(answer: Any) -> Feedback:
+    """−log softmax(z)[t] in nats."""
+    log_softmax = LOGITS - np.log(np.exp(LOGITS).sum())
+    return check_array(
+        answer,
+        -log_softmax[TARGET],
+        name="answer",
+        what="one number, in nats",
+        diagnoses=[
+            ("not normalised: −z[t] skips the softmax; subtract log Σ exp(z) first", -LOGITS[TARGET]),
+            ("sign: that is log p(t) ≤ 0; the loss is its negative", log_softmax[TARGET]),
+            ("units: that is in bits (log₂); the lab's loss is in nats", -log_softmax[TARGET] / np.log(2)),
+            ("that is p(t) itself; the loss is −log p(t)", np.exp(log_softmax[TARGET])),
+        ],
+    )
+
+
+def check_bits_per_byte(answer: Any) -> Feedback:
+    """Bits per byte = log₂(perplexity per byte)."""
+    return check_array(
+        answer,
+        np.log2(PPL),
+        name="answer",
+        what="three values in bits per byte",
+        diagnoses=[
+            ("units: that is nats per byte (natural log); bits need log₂", np.log(PPL)),
+            ("units: that is log₁₀; bits need log₂", np.log10(PPL)),
+        ],
+    )
+
+
+EXERCISES = (
+    Exercise(
+        key="perplexity",
+        title="Perplexity from the loss",
+        prompt=(
+            "The lab reports perplexity, the exponential of the mean cross-entropy. Three runs end with a "
+            "mean cross-entropy of 1.2, 2.0 and 3.5 nats per byte; what are their perplexities?"
+        ),
+        hint="PyTorch's `cross_entropy` uses the natural log.",
+        setup="ce = np.array([1.2, 2.0, 3.5])",
+        stub="answer = None  # three perplexities",
+        solution="answer = np.exp(ce)",
+        check=check_perplexity,
+        mistakes=(
+            Mistake("answer = 2.0**ce", "units"),
+            Mistake("answer = np.exp(ce[:2])", "off by one"),
+        ),
+    ),
+    Exercise(
+        key="cross-entropy",
+        title="The loss of one prediction",
+        prompt=(
+            "A model outputs logits `z` over 5 possible next bytes and the true byte is `t`. Compute the "
+            "cross-entropy of this one prediction in nats, the quantity averaged over every byte of an "
+            "evaluation window."
+        ),
+        hint="$-\\log \\mathrm{softmax}(z)_t = -z_t + \\log\\sum_j e^{z_j}$.",
+        setup="z, t = np.array([2.0, -1.0, 0.5, 1.5, 0.0]), 3",
+        stub="answer = None  # one number",
+        solution="answer = -(z[t] - np.log(np.exp(z).sum()))",
+        check=check_cross_entropy,
+        mistakes=(
+            Mistake("answer = -z[t]", "not normalised"),
+            Mistake("answer = z[t] - np.log(np.exp(z).sum())", "sign"),
+            Mistake("answer = -(z[t] - np.log(np.exp(z).sum())) / np.log(2)", "bits"),
+        ),
+    ),
+    Exercise(
+        key="bits-per-byte",
+        title="Bits per byte",
+        prompt=(
+            "Byte-level perplexities of 3.3, 7.4 and 33.1 (read off the lab's figure, say at 1×, 4× and 16× "
+            "$L_{train}$): how many bits per byte is that? A plain byte costs 8 bits, so this is how much the "
+            "model compresses."
+        ),
+        hint="Perplexity $= 2^{\\text{bits}}$.",
+        setup="ppl = np.array([3.3, 7.4, 33.1])",
+        stub="answer = None  # three values, bits per byte",
+        solution="answer = np.log2(ppl)",
+        check=check_bits_per_byte,
+        mistakes=(
+            Mistake("answer = np.log(ppl)", "nats"),
+            Mistake("answer = np.log10(ppl)", "log₁₀"),
+        ),
+    ),
+)

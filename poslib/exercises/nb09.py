@@ -1,0 +1,126 @@
+"""Exercises of notebook 09 (RoPE in production): inv_freq from a config, partial rotary, YaRN's factor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._base import Exercise, Feedback, Mistake, check_array, check_int
+
+HEAD_DIM, THETA = 128, 500_000.0
+
+
+def check_inv_freq(answer: Any) -> Feedback:
+    """inv_freq = rope_theta^(−2i/d) for head_dim 128, rope_theta 500 000 (Llama 3)."""
+    even = np.arange(0, HEAD_DIM, 2)
+    return check_array(
+        answer,
+        THETA ** (-even / HEAD_DIM),
+        name="answer",
+        what="64 inverse frequencies",
+        diagnoses=[
+            (
+                "that uses the default base 10 000; this config sets rope_theta = 500 000",
+                10_000.0 ** (-even / HEAD_DIM),
+            ),
+            (
+                "sign: inv_freq is base^(−2i/d), below 1; base^(+2i/d) is the wavelength over 2π",
+                THETA ** (even / HEAD_DIM),
+            ),
+            (
+                "shape: one frequency per pair, head_dim/2 = 64, with exponents 2i/d",
+                THETA ** (-np.arange(HEAD_DIM) / HEAD_DIM),
+            ),
+        ],
+    )
+
+
+def check_rotated_features(answer: Any) -> Feedback:
+    """Phi-2: head_dim 80, partial_rotary_factor 0.4 → rotated features per head."""
+    return check_int(
+        answer,
+        32,
+        name="answer",
+        what="a whole number of features",
+        diagnoses=[
+            ("that counts pairs; the factor applies to features (each pair has two)", 16),
+            ("that is the pass-through part; 0.4 of the features are rotated", 48),
+            ("that is 0.4 × hidden_size; the factor applies per head, to head_dim", 1024),
+        ],
+    )
+
+
+def check_yarn_factor(answer: Any) -> Feedback:
+    """YaRN's attention factor 0.1·ln s + 1 for s = 4."""
+    s = 4.0
+    return check_array(
+        answer,
+        0.1 * np.log(s) + 1,
+        name="answer",
+        what="one float",
+        diagnoses=[
+            ("units: the formula uses the natural log; that is log₂", 0.1 * np.log2(s) + 1),
+            ("units: the formula uses the natural log; that is log₁₀", 0.1 * np.log10(s) + 1),
+            ("missing the + 1: at s = 1 the factor must be 1 (no change)", 0.1 * np.log(s)),
+        ],
+    )
+
+
+EXERCISES = (
+    Exercise(
+        key="inv-freq",
+        title="inv_freq from a config",
+        prompt=(
+            "A config says `head_dim: 128`, `rope_theta: 500000.0` and no `rope_scaling`. Compute the "
+            "`inv_freq` vector a Hugging Face model builds from it, as §2 does for each model."
+        ),
+        hint="`1 / theta ** (arange(0, d, 2) / d)`.",
+        setup='config = {"head_dim": 128, "rope_theta": 500000.0}',
+        stub="answer = None  # 64 inverse frequencies",
+        solution='d = config["head_dim"]\nanswer = 1.0 / config["rope_theta"] ** (np.arange(0, d, 2) / d)',
+        check=check_inv_freq,
+        mistakes=(
+            Mistake('d = config["head_dim"]\nanswer = 1.0 / 10_000.0 ** (np.arange(0, d, 2) / d)', "default base"),
+            Mistake('d = config["head_dim"]\nanswer = 1.0 / config["rope_theta"] ** (np.arange(d) / d)', "shape"),
+        ),
+    ),
+    Exercise(
+        key="rotated-features",
+        title="Partial rotary: how many features turn",
+        prompt=(
+            "Phi-2 has `hidden_size: 2560`, 32 heads (so `head_dim` 80) and `partial_rotary_factor: 0.4`. "
+            "How many features of each head are rotated (§3)?"
+        ),
+        hint="The factor multiplies the head dimension.",
+        setup='config = {"hidden_size": 2560, "num_attention_heads": 32, "partial_rotary_factor": 0.4}',
+        stub="answer = None  # a whole number",
+        solution=(
+            'head_dim = config["hidden_size"] // config["num_attention_heads"]\n'
+            'answer = int(head_dim * config["partial_rotary_factor"])'
+        ),
+        check=check_rotated_features,
+        mistakes=(
+            Mistake('answer = int(config["hidden_size"] * config["partial_rotary_factor"])', "hidden_size"),
+            Mistake("answer = 80 - 32", "pass-through"),
+            Mistake("answer = 32 / 2", "type"),
+        ),
+    ),
+    Exercise(
+        key="yarn-factor",
+        title="YaRN's attention factor",
+        prompt=(
+            "YaRN multiplies cos and sin (so the scores by its square) by $0.1\\ln s + 1$. Compute it for a "
+            "factor $s = 4$."
+        ),
+        hint="`np.log` is the natural log.",
+        setup="s = 4.0",
+        stub="answer = None  # one float",
+        solution="answer = 0.1 * np.log(s) + 1",
+        check=check_yarn_factor,
+        mistakes=(
+            Mistake("answer = 0.1 * np.log2(s) + 1", "log₂"),
+            Mistake("answer = 0.1 * np.log(s)", "+ 1"),
+        ),
+    ),
+)
