@@ -1,0 +1,326 @@
+"""Write the course map at the top of every notebook and the exercises at the end, from one source of truth.
+
+Run: python scripts/course_map.py            (update the notebooks in place)
+     python scripts/course_map.py --check    (exit 1 if any notebook is out of date; tests/test_course_map.py)
+     python scripts/course_map.py --report   (words, code lines and estimated minutes per notebook)
+
+The source of truth is COURSE below (titles, objectives, measured run times) and poslib.exercises
+(the exercises and their checkers). The script only touches the cells it owns, found by their ids:
+``course-map`` (inserted first) and, at the end, ``exercises`` plus ``ex-<key>`` / ``ex-<key>-code``
+for each exercise. Every other cell is left exactly as it is, so rerunning it is idempotent.
+
+Estimated time = reading + running. Reading is measured on the notebook's own cells (the course map
+and the exercises excluded): prose at 200 words a minute, math at half that speed (one "word" per six
+characters of LaTeX), code at 30 lines a minute; running is the measured Run All time in COURSE
+(scripts/run_notebooks.py prints it). The total is rounded up to 5 minutes so a small edit elsewhere
+does not make every header stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import pathlib
+import re
+import sys
+from dataclasses import dataclass
+
+import nbformat
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from poslib import exercises  # noqa: E402  (the checkout's poslib, not an installed one)
+
+PROSE_WPM, MATH_WPM, MATH_CHARS_PER_WORD, CODE_LPM = 200, 100, 6, 30
+MINUTES_PER_EXERCISE = 5
+BUDGET_MINUTES = 30
+
+
+@dataclass(frozen=True)
+class Notebook:
+    file: str
+    title: str
+    objectives: tuple[str, ...]
+    run_seconds: float  # measured with scripts/run_notebooks.py on the 2-core development machine
+
+
+COURSE = (
+    Notebook(
+        "00_tour.ipynb",
+        "A tour of poslib",
+        (
+            "name the four families of positional encoding and the poslib call for each",
+            "read a sinusoidal table, RoPE's angles, a relative bias and an ALiBi bias as pictures",
+            "pick the notebook to read next for a question you have",
+        ),
+        6,
+    ),
+    Notebook(
+        "01_why_position.ipynb",
+        "Why position matters",
+        (
+            "show that attention without positions is permutation-equivariant and its pooled output invariant",
+            "explain why adding a position vector per slot breaks that symmetry",
+            "explain how a causal mask alone leaks position (NoPE), and measure it",
+        ),
+        5,
+    ),
+    Notebook(
+        "02_learned_absolute.ipynb",
+        "Learned absolute positions",
+        (
+            "inject a learned table by addition and read its similarity matrix",
+            "say what happens past $L_{\\max}$ and to rows that were never trained",
+            "sort out which kind of absolute encoding the claim “can extrapolate” is about",
+        ),
+        12,
+    ),
+    Notebook(
+        "03_sinusoidal.ipynb",
+        "Sinusoidal positions",
+        (
+            "compute the sinusoidal table and every pair's wavelength",
+            "prove that $\\mathrm{PE}(m)\\cdot\\mathrm{PE}(n)$ depends on $m-n$ and that a shift is a fixed linear map",
+            "show why learned projections break the pure $m-n$ dependence",
+        ),
+        14,
+    ),
+    Notebook(
+        "04_relative.ipynb",
+        "Relative position encodings",
+        (
+            "expand $q_m^\\top k_n$ into its four terms and see which carry position",
+            "compute Transformer-XL scores, T5 buckets and DeBERTa's disentangled scores",
+            "compare the relative schemes by parameters, extrapolation and cost",
+        ),
+        9,
+    ),
+    Notebook(
+        "05_rope.ipynb",
+        "RoPE: rotary position embedding",
+        (
+            "derive RoPE from the requirement that scores depend on $m-n$ only",
+            "verify $R_m^\\top R_n = R_{n-m}$ and that three implementations agree",
+            "tell the two memory layouts apart, and read the long-range decay bound honestly",
+        ),
+        8,
+    ),
+    Notebook(
+        "06_length_extrapolation.ipynb",
+        "Length extrapolation",
+        (
+            "see which RoPE angles are new beyond the training length",
+            "compare PI, NTK-aware, dynamic NTK, YaRN and Llama-3 scaling on one figure",
+            "explain log-n scaling, XPOS, KERPLE and Sandwich as fixes to the scores",
+        ),
+        12,
+    ),
+    Notebook(
+        "07_alibi.ipynb",
+        "ALiBi: attention with linear biases",
+        (
+            "compute ALiBi's slopes for any head count and its causal bias",
+            "read each head's receptive field off its slope",
+            "show that BLOOM's slope × key-index form gives the same attention",
+        ),
+        5,
+    ),
+    Notebook(
+        "08_extrapolation_lab.ipynb",
+        "The extrapolation lab",
+        (
+            "read perplexity against evaluation length for 18 schemes",
+            "state the verdicts on the sources' extrapolation claims, with their evidence",
+            "check that the committed results are what the code produces",
+        ),
+        45,
+    ),
+    Notebook(
+        "09_rope_in_production.ipynb",
+        "RoPE in production",
+        (
+            "turn a real config.json into inv_freq and an attention factor",
+            "explain partial rotary, the base lower bound and M-RoPE's sections",
+            "see where RoPE sits in MLA and in a streaming cache with attention sinks",
+        ),
+        14,
+    ),
+    Notebook(
+        "10_learned_and_contextual_positions.ipynb",
+        "Learned and contextual positions",
+        (
+            "show that FIRE can express T5, ALiBi and KERPLE biases",
+            "compute CoPE's gated positions and see a task where token positions fail",
+            "compare randomized positions and NoPE with the rest in the lab, over seeds",
+        ),
+        30,
+    ),
+)
+
+HEADER_ID, EXERCISES_ID = "course-map", "exercises"
+MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.DOTALL)
+
+
+def owned(cell_id: str) -> bool:
+    """Whether this script writes the cell with this id."""
+    return cell_id in (HEADER_ID, EXERCISES_ID) or cell_id.startswith("ex-")
+
+
+@dataclass(frozen=True)
+class Reading:
+    prose_words: int
+    math_words: int
+    code_lines: int
+    run_seconds: float
+
+    @property
+    def minutes(self) -> float:
+        """Estimated minutes to read the notebook and run it."""
+        return (
+            self.prose_words / PROSE_WPM
+            + self.math_words / MATH_WPM
+            + self.code_lines / CODE_LPM
+            + self.run_seconds / 60
+        )
+
+
+def reading(nb: nbformat.NotebookNode, run_seconds: float) -> Reading:
+    """Words and code lines of the notebook's own cells (not the ones this script writes)."""
+    prose = math_chars = code = 0
+    for cell in nb.cells:
+        if owned(cell.get("id", "")):
+            continue
+        if cell.cell_type == "markdown":
+            text = re.sub(r"<[^>]+>", " ", cell.source)
+            math_chars += sum(len(m) for m in MATH.findall(text))
+            prose += len(MATH.sub(" ", text).split())
+        elif cell.cell_type == "code":
+            code += sum(1 for line in cell.source.splitlines() if line.strip())
+    return Reading(prose, math.ceil(math_chars / MATH_CHARS_PER_WORD), code, run_seconds)
+
+
+def header(index: int, nb: nbformat.NotebookNode) -> str:
+    """The course-map cell of notebook ``index``."""
+    entry = COURSE[index]
+    last = len(COURSE) - 1
+    r = reading(nb, entry.run_seconds)
+    n_ex = len(exercises.exercises(f"{index:02d}"))
+    total = 5 * math.ceil(r.minutes / 5)
+    links = []
+    for i, other in enumerate(COURSE):
+        label = f"{i:02d} {other.title}"
+        links.append(f"**{label} ◀ you are here**" if i == index else f"[{label}]({other.file})")
+    prev = f"[← {index - 1:02d} {COURSE[index - 1].title}]({COURSE[index - 1].file})" if index > 0 else "← start"
+    nxt = f"[{index + 1:02d} {COURSE[index + 1].title} →]({COURSE[index + 1].file})" if index < last else "end →"
+    objectives = "\n".join(f"- {o}" for o in entry.objectives)
+    return (
+        f'<a id="{HEADER_ID}"></a>\n'
+        f"**Notebook {index:02d} of {last:02d}** · {prev} · {nxt} · "
+        "[glossary 中英术语表](../docs/glossary.md) · [notation](../docs/notation.md) · "
+        f"[exercises](#{EXERCISES_ID})\n\n"
+        f"<details><summary>Course map</summary>\n\n{' · '.join(links)}\n\n</details>\n\n"
+        f"**After this notebook you can**\n\n{objectives}\n\n"
+        f"**Time:** about {total} min ({r.prose_words + r.math_words} words and {r.code_lines} lines of code "
+        f"to read, {entry.run_seconds:.0f} s to run), plus {n_ex} exercises at the end "
+        f"(about {MINUTES_PER_EXERCISE * n_ex} min)."
+    )
+
+
+def exercise_cells(index: int) -> list[tuple[str, str, str, list[str]]]:
+    """(id, cell type, source, tags) of the exercise section of notebook ``index``."""
+    number = f"{index:02d}"
+    mod = f"nb{number}"
+    cells = [
+        (
+            EXERCISES_ID,
+            "markdown",
+            f'<a id="{EXERCISES_ID}"></a>\n## Exercises\n\n'
+            "Each cell below poses one exercise: replace `answer = None` with your answer and run the cell. "
+            f"The checker (`poslib.exercises.{mod}`) says what is right, or what is wrong: shape, sign, layout, "
+            "off by one, units. A hint and a solution are folded under each question.",
+            [],
+        )
+    ]
+    for k, ex in enumerate(exercises.exercises(number), start=1):
+        md = (
+            f"### Exercise {index}.{k} · {ex.title}\n\n{ex.prompt}\n\n"
+            f"<details><summary>Hint</summary>\n\n{ex.hint}\n\n</details>\n\n"
+            f"<details><summary>Solution</summary>\n\n```python\n{ex.solution}\n```\n\n</details>"
+        )
+        given = f"{ex.setup}\n" if ex.setup else ""
+        code = f"from poslib.exercises import {mod}\n\n{given}{ex.stub}\n{mod}.{ex.check.__name__}(answer)"
+        cells.append((f"ex-{ex.key}", "markdown", md, []))
+        cells.append((f"ex-{ex.key}-code", "code", code, ["exercise"]))
+    return cells
+
+
+def update(index: int, nb: nbformat.NotebookNode) -> bool:
+    """Bring the owned cells of notebook ``index`` up to date in place; True if anything changed."""
+    changed = False
+    by_id = {cell.get("id"): cell for cell in nb.cells}
+
+    def put(cell_id: str, kind: str, source: str, tags: list[str], at: int | None) -> None:
+        nonlocal changed
+        cell = by_id.get(cell_id)
+        if cell is None:
+            maker = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
+            cell = maker(source, id=cell_id)
+            if tags:
+                cell.metadata["tags"] = tags
+            nb.cells.insert(len(nb.cells) if at is None else at, cell)
+            by_id[cell_id] = cell
+            changed = True
+            return
+        if cell.source != source:
+            cell.source = source
+            if kind == "code":
+                cell.outputs, cell.execution_count = [], None
+            changed = True
+        if tags and cell.metadata.get("tags") != tags:
+            cell.metadata["tags"] = tags
+            changed = True
+
+    put(HEADER_ID, "markdown", header(index, nb), [], 0)
+    for cell_id, kind, source, tags in exercise_cells(index):
+        put(cell_id, kind, source, tags, None)
+    return changed
+
+
+def notebook_paths() -> list[pathlib.Path]:
+    """The notebooks of COURSE, checked against the folder so a new notebook cannot be forgotten."""
+    found = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    listed = [entry.file for entry in COURSE]
+    if found != listed:
+        raise SystemExit(f"COURSE lists {listed}, notebooks/ holds {found}")
+    return [ROOT / "notebooks" / name for name in listed]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a notebook is out of date")
+    parser.add_argument("--report", action="store_true", help="print the reading measures")
+    args = parser.parse_args()
+    stale = []
+    for index, path in enumerate(notebook_paths()):
+        nb = nbformat.read(path, as_version=4)
+        if args.report:
+            r = reading(nb, COURSE[index].run_seconds)
+            flag = "" if r.minutes <= BUDGET_MINUTES else f"  > {BUDGET_MINUTES} min"
+            print(
+                f"{path.name:45s} prose {r.prose_words:5d}  math {r.math_words:4d}  code {r.code_lines:4d} lines"
+                f"  run {r.run_seconds:3.0f} s  = {r.minutes:5.1f} min{flag}"
+            )
+            continue
+        if update(index, nb):
+            stale.append(path.name)
+            if not args.check:
+                nbformat.write(nb, path)
+    if args.check and stale:
+        sys.exit(f"out of date (run python scripts/course_map.py): {', '.join(stale)}")
+    if not args.check and not args.report:
+        print(f"updated: {', '.join(stale) or 'nothing'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Every notebook opens with its course map (number, previous/next, objectives, time) and ends with its
+exercises, and both are what scripts/course_map.py writes from its one source of truth."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "course_map.py"
+
+
+def load_script():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("course_map", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["course_map"] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_headers_and_exercises_are_current() -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_header_is_the_first_cell_and_links_glossary_and_notation() -> None:
+    course_map = load_script()
+    paths = course_map.notebook_paths()
+    for index, path in enumerate(paths):
+        first = json.loads(path.read_text())["cells"][0]
+        text = "".join(first["source"])
+        assert first["id"] == "course-map", path.name
+        assert f"Notebook {index:02d} of {len(paths) - 1:02d}" in text and "you are here" in text, path.name
+        assert "../docs/glossary.md" in text and "../docs/notation.md" in text, path.name
+        assert "**Time:** about" in text and text.count("\n- ") >= 3, path.name
+        if index > 0:
+            assert f"]({paths[index - 1].name})" in text.split("·")[1], path.name
+        if index < len(paths) - 1:
+            assert f"]({paths[index + 1].name})" in text.split("·")[2], path.name
+
+
+def test_reading_time_counts_words_math_and_code() -> None:
+    # A notebook of 400 prose words, 60 characters of math and 30 code lines reads in 2 + 0.1 + 1 minutes.
+    import nbformat
+
+    course_map = load_script()
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(" ".join(["word"] * 400) + " $" + "x" * 58 + "$"),
+            nbformat.v4.new_code_cell("\n".join(["x = 1"] * 30)),
+            nbformat.v4.new_markdown_cell("ignored " * 500, id="course-map"),
+        ]
+    )
+    r = course_map.reading(nb, run_seconds=0)
+    assert (r.prose_words, r.math_words, r.code_lines) == (400, 10, 30)
+    assert abs(r.minutes - 3.1) < 1e-9
+
+
+def test_glossary_has_the_issue_terms() -> None:
+    glossary = (ROOT / "docs" / "glossary.md").read_text()
+    for term in ("位置编码", "外推", "偏置", "桶", "解耦", "内积", "周期性", "远程衰减"):
+        assert f"| {term}" in glossary, term
