@@ -10,7 +10,8 @@ The source of truth is COURSE below (titles, objectives, measured run times) and
 for each exercise. Every other cell is left exactly as it is, so rerunning it is idempotent.
 
 Estimated time = reading + running. Reading is measured on the notebook's own cells (the course map
-and the exercises excluded): prose at 200 words a minute, math at half that speed (one "word" per six
+and the exercises excluded; an optional "Going further" section, from the cell with id ``going-further``
+on, is counted apart): prose at 200 words a minute, math at half that speed (one "word" per six
 characters of LaTeX), code at 30 lines a minute; running is the measured Run All time in COURSE
 (scripts/run_notebooks.py prints it). The total is rounded up to 5 minutes so a small edit elsewhere
 does not make every header stale.
@@ -42,7 +43,7 @@ class Notebook:
     file: str
     title: str
     objectives: tuple[str, ...]
-    run_seconds: float  # measured with scripts/run_notebooks.py on the 2-core development machine
+    run_seconds: float  # Run All, measured with scripts/run_notebooks.py on the shared 2-core development machine
 
 
 COURSE = (
@@ -54,7 +55,7 @@ COURSE = (
             "read a sinusoidal table, RoPE's angles, a relative bias and an ALiBi bias as pictures",
             "pick the notebook to read next for a question you have",
         ),
-        6,
+        8,
     ),
     Notebook(
         "01_why_position.ipynb",
@@ -64,7 +65,7 @@ COURSE = (
             "explain why adding a position vector per slot breaks that symmetry",
             "explain how a causal mask alone leaks position (NoPE), and measure it",
         ),
-        5,
+        11,
     ),
     Notebook(
         "02_learned_absolute.ipynb",
@@ -74,7 +75,7 @@ COURSE = (
             "say what happens past $L_{\\max}$ and to rows that were never trained",
             "sort out which kind of absolute encoding the claim “can extrapolate” is about",
         ),
-        12,
+        21,
     ),
     Notebook(
         "03_sinusoidal.ipynb",
@@ -84,7 +85,7 @@ COURSE = (
             "prove that $\\mathrm{PE}(m)\\cdot\\mathrm{PE}(n)$ depends on $m-n$ and that a shift is a fixed linear map",
             "show why learned projections break the pure $m-n$ dependence",
         ),
-        14,
+        18,
     ),
     Notebook(
         "04_relative.ipynb",
@@ -94,7 +95,7 @@ COURSE = (
             "compute Transformer-XL scores, T5 buckets and DeBERTa's disentangled scores",
             "compare the relative schemes by parameters, extrapolation and cost",
         ),
-        9,
+        18,
     ),
     Notebook(
         "05_rope.ipynb",
@@ -104,7 +105,7 @@ COURSE = (
             "verify $R_m^\\top R_n = R_{n-m}$ and that three implementations agree",
             "tell the two memory layouts apart, and read the long-range decay bound honestly",
         ),
-        8,
+        17,
     ),
     Notebook(
         "06_length_extrapolation.ipynb",
@@ -114,7 +115,7 @@ COURSE = (
             "compare PI, NTK-aware, dynamic NTK, YaRN and Llama-3 scaling on one figure",
             "explain log-n scaling, XPOS, KERPLE and Sandwich as fixes to the scores",
         ),
-        12,
+        15,
     ),
     Notebook(
         "07_alibi.ipynb",
@@ -124,7 +125,7 @@ COURSE = (
             "read each head's receptive field off its slope",
             "show that BLOOM's slope × key-index form gives the same attention",
         ),
-        5,
+        7,
     ),
     Notebook(
         "08_extrapolation_lab.ipynb",
@@ -134,7 +135,7 @@ COURSE = (
             "state the verdicts on the sources' extrapolation claims, with their evidence",
             "check that the committed results are what the code produces",
         ),
-        45,
+        52,
     ),
     Notebook(
         "09_rope_in_production.ipynb",
@@ -144,7 +145,7 @@ COURSE = (
             "explain partial rotary, the base lower bound and M-RoPE's sections",
             "see where RoPE sits in MLA and in a streaming cache with attention sinks",
         ),
-        14,
+        16,
     ),
     Notebook(
         "10_learned_and_contextual_positions.ipynb",
@@ -154,11 +155,11 @@ COURSE = (
             "compute CoPE's gated positions and see a task where token positions fail",
             "compare randomized positions and NoPE with the rest in the lab, over seeds",
         ),
-        30,
+        29,
     ),
 )
 
-HEADER_ID, EXERCISES_ID = "course-map", "exercises"
+HEADER_ID, EXERCISES_ID, FURTHER_ID = "course-map", "exercises", "going-further"
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.DOTALL)
 
 
@@ -173,31 +174,41 @@ class Reading:
     math_words: int
     code_lines: int
     run_seconds: float
+    further_minutes: float = 0.0  # the optional "Going further" section, read after the main path
 
     @property
     def minutes(self) -> float:
-        """Estimated minutes to read the notebook and run it."""
-        return (
-            self.prose_words / PROSE_WPM
-            + self.math_words / MATH_WPM
-            + self.code_lines / CODE_LPM
-            + self.run_seconds / 60
-        )
+        """Estimated minutes to read the main path of the notebook and run it."""
+        return reading_minutes(self.prose_words, self.math_words, self.code_lines) + self.run_seconds / 60
+
+
+def reading_minutes(prose_words: int, math_words: int, code_lines: int) -> float:
+    """Minutes to read so many words of prose and of math, and lines of code."""
+    return prose_words / PROSE_WPM + math_words / MATH_WPM + code_lines / CODE_LPM
 
 
 def reading(nb: nbformat.NotebookNode, run_seconds: float) -> Reading:
-    """Words and code lines of the notebook's own cells (not the ones this script writes)."""
-    prose = math_chars = code = 0
+    """Words and code lines of the notebook's own cells (not the ones this script writes).
+
+    Cells from the one with id ``going-further`` on are optional: counted apart, in ``further_minutes``.
+    """
+    counts = {False: [0, 0, 0], True: [0, 0, 0]}  # [prose words, math characters, code lines]
+    further = False
     for cell in nb.cells:
-        if owned(cell.get("id", "")):
+        cell_id = cell.get("id", "")
+        further = further or cell_id == FURTHER_ID
+        if owned(cell_id):
             continue
+        count = counts[further]
         if cell.cell_type == "markdown":
             text = re.sub(r"<[^>]+>", " ", cell.source)
-            math_chars += sum(len(m) for m in MATH.findall(text))
-            prose += len(MATH.sub(" ", text).split())
+            count[1] += sum(len(m) for m in MATH.findall(text))
+            count[0] += len(MATH.sub(" ", text).split())
         elif cell.cell_type == "code":
-            code += sum(1 for line in cell.source.splitlines() if line.strip())
-    return Reading(prose, math.ceil(math_chars / MATH_CHARS_PER_WORD), code, run_seconds)
+            count[2] += sum(1 for line in cell.source.splitlines() if line.strip())
+    (prose, math_chars, code), (f_prose, f_math, f_code) = counts[False], counts[True]
+    extra = reading_minutes(f_prose, math.ceil(f_math / MATH_CHARS_PER_WORD), f_code)
+    return Reading(prose, math.ceil(math_chars / MATH_CHARS_PER_WORD), code, run_seconds, extra)
 
 
 def header(index: int, nb: nbformat.NotebookNode) -> str:
@@ -223,7 +234,12 @@ def header(index: int, nb: nbformat.NotebookNode) -> str:
         f"**After this notebook you can**\n\n{objectives}\n\n"
         f"**Time:** about {total} min ({r.prose_words + r.math_words} words and {r.code_lines} lines of code "
         f"to read, {entry.run_seconds:.0f} s to run), plus {n_ex} exercises at the end "
-        f"(about {MINUTES_PER_EXERCISE * n_ex} min)."
+        f"(about {MINUTES_PER_EXERCISE * n_ex} min)"
+        + (
+            f" and an optional [Going further](#{FURTHER_ID}) section (about {math.ceil(r.further_minutes)} min)."
+            if r.further_minutes
+            else "."
+        )
     )
 
 
@@ -310,6 +326,7 @@ def main() -> None:
             print(
                 f"{path.name:45s} prose {r.prose_words:5d}  math {r.math_words:4d}  code {r.code_lines:4d} lines"
                 f"  run {r.run_seconds:3.0f} s  = {r.minutes:5.1f} min{flag}"
+                f"  (+ going further {r.further_minutes:4.1f} min)"
             )
             continue
         if update(index, nb):

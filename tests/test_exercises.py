@@ -19,7 +19,8 @@ IDS = [f"nb{nb}-{ex.key}" for nb, ex in ALL]
 
 def run_answer(ex: exercises.Exercise, code: str) -> object:
     """Run the exercise's setup and then ``code`` (as the notebook cell would) and return ``answer``."""
-    namespace: dict[str, object] = {"np": np}
+    nb = next(n for n in exercises.NOTEBOOKS if ex in exercises.exercises(n))
+    namespace: dict[str, object] = {"np": np, f"nb{nb}": exercises.module(nb)}
     exec(ex.setup, namespace)
     exec(code, namespace)
     return namespace["answer"]
@@ -66,13 +67,32 @@ def test_each_notebook_has_three_tagged_exercise_cells() -> None:
             assert cell["cell_type"] == "code" and "answer = None" in "".join(cell["source"]), path.name
 
 
-def test_checkers_agree_with_poslib() -> None:
-    # The checkers compute their references with NumPy alone; poslib must give the same numbers.
-    import poslib as P
+def solved(nb: str, key: str) -> object:
+    """The reference solution of one exercise, run."""
+    ex = next(e for e in exercises.exercises(nb) if e.key == key)
+    return run_answer(ex, ex.solution)
 
-    def solved(nb: str, key: str) -> object:
-        ex = next(e for e in exercises.exercises(nb) if e.key == key)
-        return run_answer(ex, ex.solution)
+
+def test_checkers_agree_with_poslib() -> None:
+    # The checkers compute their references with NumPy alone, from the papers' formulas; poslib, tested
+    # elsewhere against its own references, must give the same numbers.
+    import poslib as P
 
     np.testing.assert_allclose(solved("00", "logn-factor"), P.logn_scale(np.array([128, 512, 4096]), 512))
     np.testing.assert_allclose(solved("00", "rope-angles"), 100 * P.rope_frequencies(64))
+    np.testing.assert_allclose(solved("04", "deberta-delta"), P.deberta_delta(np.arange(-6, 7), 4))
+    np.testing.assert_allclose(solved("07", "slopes-8"), P.alibi_slopes(8))
+    np.testing.assert_allclose(solved("07", "slopes-12"), P.alibi_slopes(12))
+    unit_slope = P.alibi_bias(1, 5)[0] / P.alibi_slopes(1)[0]  # −|i − j| below the diagonal, −inf above
+    np.testing.assert_allclose(solved("07", "causal-bias"), 0.5 * unit_slope)
+    np.testing.assert_allclose(solved("09", "inv-freq"), P.rope_inv_freq(128, 500_000.0)[0])
+    np.testing.assert_allclose(solved("09", "yarn-factor"), P.yarn_attention_factor(4.0))
+    np.testing.assert_allclose(solved("10", "fire-inputs"), P.fire_inputs(41, c=1.0, L=64.0)[40])
+    to_half = solved("05", "to-half")
+    v = np.arange(32.0).reshape(2, 16)
+    np.testing.assert_array_equal(to_half(v), v[:, P.rope_layout_permutation(16)])  # type: ignore[operator]
+    # T5: distances 0 … 7 each have their own bucket, 8 shares with 9 (32 buckets, bidirectional)
+    before = P.t5_relative_bucket(-np.arange(12))
+    assert solved("04", "exact-buckets") == len(set(before[:8].tolist())) == 8 and before[8] == before[9]
+    # 06: the count of never-turning pairs is the one notebook 06 reads off P.rope_frequencies
+    assert solved("06", "slow-pairs") == int(np.sum(2 * np.pi / P.rope_frequencies(128) > 2048))

@@ -81,7 +81,7 @@ EXERCISES = (
             "`order[i]`, here 爱 你 我. Without running the layer, write the weight matrix of the new sentence."
         ),
         hint="Equivariance: $A' = \\Pi A \\Pi^\\top$. In NumPy: rows, then columns, same index list.",
-        setup="from poslib.exercises import nb01\n\nA, order = nb01.permutation_problem()",
+        setup="A, order = nb01.permutation_problem()",
         stub="answer = None  # a 3 × 3 matrix",
         solution="idx = list(order)\nanswer = A[idx][:, idx]",
         check=check_permuted_weights,

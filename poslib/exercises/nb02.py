@@ -84,7 +84,7 @@ EXERCISES = (
             "learned table `P`, write the vectors that enter the first layer."
         ),
         hint="$h_m = x_m + p_m$, with $m$ the *position*, not the slot in the window.",
-        setup="from poslib.exercises import nb02\n\nx, P_table, positions = nb02.injection_problem()",
+        setup="x, P_table, positions = nb02.injection_problem()",
         stub="answer = None  # the 5 × 8 inputs",
         solution="answer = x + P_table[positions]",
         check=check_injection,
@@ -102,7 +102,7 @@ EXERCISES = (
             "the similarity heatmaps show."
         ),
         hint="$\\cos\\angle(a, b) = a\\cdot b / (\\lVert a\\rVert\\,\\lVert b\\rVert)$.",
-        setup="from poslib.exercises import nb02\n\nT = nb02.table_problem()",
+        setup="T = nb02.table_problem()",
         stub="answer = None  # a 6 × 6 matrix",
         solution="unit = T / np.linalg.norm(T, axis=1, keepdims=True)\nanswer = unit @ unit.T",
         check=check_similarity,

@@ -79,7 +79,7 @@ EXERCISES = (
             "query $m$ and key $n$, the second of the four heatmaps of §1."
         ),
         hint="Project first: `x @ W_q.T` holds the rows $W_q x_m$.",
-        setup="from poslib.exercises import nb04\n\nx, p, W_q, W_k = nb04.expansion_problem()",
+        setup="x, p, W_q, W_k = nb04.expansion_problem()",
         stub="answer = None  # a 6 × 6 matrix, rows = queries",
         solution="answer = (x @ W_q.T) @ (p @ W_k.T).T",
         check=check_content_position,

@@ -99,9 +99,9 @@ EXERCISES = (
         key="bits-per-byte",
         title="Bits per byte",
         prompt=(
-            "Byte-level perplexities of 3.3, 7.4 and 33.1 (read off the lab's figure, say at 1×, 4× and 16× "
-            "$L_{train}$): how many bits per byte is that? A plain byte costs 8 bits, so this is how much the "
-            "model compresses."
+            "Suppose a byte-level model scores perplexities of 3.3, 7.4 and 33.1 at three evaluation lengths. "
+            "How many bits per byte is that? A plain byte costs 8 bits, so this says how much the model "
+            "compresses, and how much of that it loses at length."
         ),
         hint="Perplexity $= 2^{\\text{bits}}$.",
         setup="ppl = np.array([3.3, 7.4, 33.1])",
