@@ -97,8 +97,8 @@ def check_array(
     answer: Any,
     expected: Any,
     *,
-    name: str,
     what: str,
+    name: str = "answer",
     diagnoses: Sequence[Diagnosis] = (),
     rtol: float = 1e-6,
     atol: float = 1e-9,
@@ -151,7 +151,7 @@ def _generic_slip(got: Floats, want: Floats, name: str) -> str:
 
 
 def check_int(
-    answer: Any, expected: int, *, name: str, what: str, diagnoses: Sequence[tuple[str, int]] = ()
+    answer: Any, expected: int, *, what: str, name: str = "answer", diagnoses: Sequence[tuple[str, int]] = ()
 ) -> Feedback:
     """Grade a whole-number answer (a count); ±1 is reported as an off-by-one."""
     if answer is None:
@@ -166,6 +166,40 @@ def check_int(
     if abs(int(answer) - expected) == 1:
         return Feedback(False, f"off by one: {name} = {int(answer)} is one away from the answer")
     return Feedback(False, f"values: {name} = {int(answer)} is not the answer")
+
+
+def _pow10(v: Any) -> Any:
+    return np.power(10.0, v)
+
+
+# Each logarithm, its inverse, and the unit an information measure gets from it.
+LOGS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any], str]] = {
+    "natural log": (np.log, np.exp, "nats"),
+    "log₂": (np.log2, np.exp2, "bits"),
+    "log₁₀": (np.log10, _pow10, "decimal digits"),
+}
+
+
+def log_slips(x: Any, right: str, unit: str, *, inverse: bool = False) -> list[Diagnosis]:
+    """The answers computed with the wrong logarithm (or, ``inverse``, the wrong exponential) of ``x``.
+
+    ``right`` names the intended one ("natural log", "log₂" or "log₁₀"); ``unit`` says what it measures.
+    """
+    slips = []
+    for name, (log, exp, gives) in LOGS.items():
+        if name != right:
+            wrong = exp(x) if inverse else log(x)
+            slips.append((f"units: that uses the {name} ({gives}); {unit} need the {right}", wrong))
+    return slips
+
+
+def wavelength_slips(i: Any, d: int, base: float) -> list[Diagnosis]:
+    """Typical slips when computing λ_i = 2π · base^(2i/d): radians for turns, ω for λ, i for 2i."""
+    return [
+        ("units: that is base^(2i/d), tokens per *radian*; a full cycle is 2π radians", base ** (2 * i / d)),
+        ("that is the frequency ω_i (radians per token); the wavelength is 2π/ω_i", base ** (-2 * i / d)),
+        ("exponent: the frequency is base^(−2i/d), with 2i, not i", 2 * np.pi * base ** (i / d)),
+    ]
 
 
 def arrays_from(rng_seed: int, *shapes: tuple[int, ...]) -> list[Floats]:

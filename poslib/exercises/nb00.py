@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array
+from ._base import Exercise, Feedback, Mistake, check_array, wavelength_slips
 
 D, BASE = 64, 10_000.0
 
@@ -17,13 +17,10 @@ def check_slowest_wavelength(answer: Any) -> Feedback:
     return check_array(
         answer,
         2 * np.pi * BASE ** (2 * i / D),
-        name="answer",
         what="the wavelength of pair 31 in tokens (a float)",
         diagnoses=[
-            ("units: that is base^(2i/d), the tokens per *radian*; a full cycle is 2π radians", BASE ** (2 * i / D)),
-            ("that is the frequency ω_31 (radians per token), not the wavelength 2π/ω_31", BASE ** (-2 * i / D)),
             ("off by one: the pairs are i = 0 … d/2 − 1, so the slowest is i = 31 (exponent 62/64)", 2 * np.pi * BASE),
-            ("exponent: the frequency is base^(−2i/d), with 2i, not i", 2 * np.pi * BASE ** (i / D)),
+            *wavelength_slips(i, D, BASE),
         ],
     )
 
@@ -34,7 +31,6 @@ def check_rope_angles(answer: Any) -> Feedback:
     return check_array(
         answer,
         100 * theta,
-        name="answer",
         what="an array of 32 angles in radians",
         diagnoses=[
             (
@@ -53,7 +49,6 @@ def check_logn(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.maximum(1.0, np.log(n) / np.log(512.0)),
-        name="answer",
         what="an array of three factors",
         diagnoses=[
             (

@@ -26,7 +26,6 @@ def check_permuted_weights(answer: Any) -> Feedback:
     return check_array(
         answer,
         weights[idx][:, idx],
-        name="answer",
         what="the 3 × 3 weight matrix of the reordered words",
         diagnoses=[
             (
@@ -48,7 +47,6 @@ def check_permutation_matrix(answer: Any) -> Feedback:
     return check_array(
         answer,
         eye[list(ORDER)],
-        name="answer",
         what="a 3 × 3 matrix of zeros and ones",
         diagnoses=[
             ("transposed: Πᵀ = Π⁻¹ moves row i to slot order[i]; Π must *pick* row order[i]", eye[list(ORDER)].T)
@@ -62,7 +60,6 @@ def check_bos_weight(answer: Any) -> Feedback:
     return check_array(
         answer,
         1 / (m + 1),
-        name="answer",
         what="an array of 8 weights",
         diagnoses=[
             ("off by one: query m sees m + 1 keys (positions 0 … m), not m + 2", 1 / (m + 2)),

@@ -21,7 +21,6 @@ def check_injection(answer: Any) -> Feedback:
     return check_array(
         answer,
         x + table[pos],
-        name="answer",
         what="the 5 × 8 inputs with positions added",
         diagnoses=[
             (
@@ -48,7 +47,6 @@ def check_similarity(answer: Any) -> Feedback:
     return check_array(
         answer,
         rows @ rows.T,
-        name="answer",
         what="the 6 × 6 cosine-similarity matrix",
         diagnoses=[
             ("not normalised: those are the dot products p_m · p_n; divide each row by its length first", t @ t.T),
@@ -62,7 +60,6 @@ def check_untrained_rows(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.arange(24, 32),
-        name="answer",
         what="the indices of the untrained rows",
         diagnoses=[
             (

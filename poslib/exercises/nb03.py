@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array
+from ._base import Exercise, Feedback, Mistake, check_array, wavelength_slips
 
 D, BASE = 16, 10_000.0
 
@@ -17,13 +17,8 @@ def check_wavelengths(answer: Any) -> Feedback:
     return check_array(
         answer,
         2 * np.pi * BASE ** (2 * i / D),
-        name="answer",
         what="an array of 8 wavelengths, in tokens",
-        diagnoses=[
-            ("units: that is 1/ω_i, tokens per *radian*; one cycle is 2π radians", BASE ** (2 * i / D)),
-            ("those are the frequencies ω_i (radians per token); the wavelength is 2π/ω_i", BASE ** (-2 * i / D)),
-            ("exponent: ω_i = base^(−2i/d), with 2i, not i", 2 * np.pi * BASE ** (i / D)),
-        ],
+        diagnoses=wavelength_slips(i, D, BASE),
     )
 
 
@@ -34,7 +29,6 @@ def check_shift_matrix(answer: Any) -> Feedback:
     return check_array(
         answer,
         [[c, s], [-s, c]],
-        name="answer",
         what="a 2 × 2 matrix",
         diagnoses=[
             (
@@ -56,7 +50,6 @@ def check_dot_by_offset(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.cos(np.outer(k, w)).sum(axis=1),
-        name="answer",
         what="an array of 21 dot products",
         diagnoses=[
             (

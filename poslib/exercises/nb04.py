@@ -21,7 +21,6 @@ def check_content_position(answer: Any) -> Feedback:
     return check_array(
         answer,
         (x @ w_q.T) @ (p @ w_k.T).T,
-        name="answer",
         what="the 6 × 6 content→position term",
         diagnoses=[
             (
@@ -41,7 +40,6 @@ def check_exact_buckets(answer: Any) -> Feedback:
     return check_int(
         answer,
         8,
-        name="answer",
         what="a whole number",
         diagnoses=[
             (
@@ -59,7 +57,6 @@ def check_deberta_delta(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.clip(r + k, 0, 2 * k - 1),
-        name="answer",
         what="13 table rows, one per r",
         diagnoses=[
             ("no clipping: the table has only 2κ rows, 0 … 2κ − 1", r + k),

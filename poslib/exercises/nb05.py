@@ -22,7 +22,6 @@ def check_never_turn_base(answer: Any) -> Feedback:
     return check_array(
         answer,
         _base_for(PAIR, LAST),
-        name="answer",
         what="the smallest base, a float",
         diagnoses=[
             (
@@ -94,7 +93,6 @@ def check_rotated_pair(answer: Any) -> Feedback:
     return check_array(
         answer,
         rot(a),
-        name="answer",
         what="the rotated pair, 2 numbers",
         diagnoses=[
             ("sign: that rotates clockwise, by −mθ; RoPE's R(mθ) turns counter-clockwise", rot(-a)),

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, check_int
+from ._base import Exercise, Feedback, Mistake, check_array, check_int, log_slips
 
 D, BASE, L = 128, 10_000.0, 2048
 
@@ -23,7 +23,6 @@ def check_slow_pairs(answer: Any) -> Feedback:
     return check_int(
         answer,
         expected,
-        name="answer",
         what="a whole number of pairs",
         diagnoses=[
             (
@@ -41,7 +40,6 @@ def check_ntk_base(answer: Any) -> Feedback:
     return check_array(
         answer,
         BASE * s ** (D / (D - 2)),
-        name="answer",
         what="the new base, a float",
         diagnoses=[
             (
@@ -60,12 +58,8 @@ def check_uniform_entropy(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.log(n),
-        name="answer",
         what="three entropies, in nats",
-        diagnoses=[
-            ("units: those are bits (log₂); the notebook measures entropy in nats (natural log)", np.log2(n)),
-            ("units: that is log₁₀; entropy here is in nats (natural log)", np.log10(n)),
-        ],
+        diagnoses=log_slips(n, "natural log", "entropies in nats"),
     )
 
 

@@ -19,7 +19,6 @@ def check_slopes_8(answer: Any) -> Feedback:
     return check_array(
         answer,
         want,
-        name="answer",
         what="8 slopes, head 1 first",
         diagnoses=[
             ("off by one: k runs 1 … n, so the first slope is 1/2, not 1", 2.0 ** (-np.arange(8))),
@@ -34,7 +33,6 @@ def check_slopes_12(answer: Any) -> Feedback:
     return check_array(
         answer,
         want,
-        name="answer",
         what="12 slopes",
         diagnoses=[
             ("that is 2^(−8k/n) with n = 12; the paper uses it only for powers of two", _power_of_two(12)),
@@ -58,7 +56,6 @@ def check_causal_bias(answer: Any) -> Feedback:
     return check_array(
         answer,
         causal,
-        name="answer",
         what="a 5 × 5 matrix with -np.inf above the diagonal",
         diagnoses=[
             (

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array
+from ._base import Exercise, Feedback, Mistake, check_array, log_slips
 
 CE = np.array([1.2, 2.0, 3.5])
 LOGITS, TARGET = np.array([2.0, -1.0, 0.5, 1.5, 0.0]), 3
@@ -18,12 +18,18 @@ def check_perplexity(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.exp(CE),
-        name="answer",
         what="three perplexities",
-        diagnoses=[
-            ("units: 2^CE is right only for a cross-entropy in bits; the lab's loss is in nats, so use e^CE", 2.0**CE),
-            ("units: 10^CE assumes a base-10 loss; the lab's loss is in nats, so use e^CE", 10.0**CE),
-        ],
+        diagnoses=log_slips(CE, "natural log", "the lab's losses (nats)", inverse=True),
+    )
+
+
+def check_bits_per_byte(answer: Any) -> Feedback:
+    """Bits per byte = log₂(perplexity per byte)."""
+    return check_array(
+        answer,
+        np.log2(PPL),
+        what="three values in bits per byte",
+        diagnoses=log_slips(PPL, "log₂", "bits"),
     )
 
 
@@ -33,27 +39,12 @@ def check_cross_entropy(answer: Any) -> Feedback:
     return check_array(
         answer,
         -log_softmax[TARGET],
-        name="answer",
         what="one number, in nats",
         diagnoses=[
             ("not normalised: −z[t] skips the softmax; subtract log Σ exp(z) first", -LOGITS[TARGET]),
             ("sign: that is log p(t) ≤ 0; the loss is its negative", log_softmax[TARGET]),
             ("units: that is in bits (log₂); the lab's loss is in nats", -log_softmax[TARGET] / np.log(2)),
             ("that is p(t) itself; the loss is −log p(t)", np.exp(log_softmax[TARGET])),
-        ],
-    )
-
-
-def check_bits_per_byte(answer: Any) -> Feedback:
-    """Bits per byte = log₂(perplexity per byte)."""
-    return check_array(
-        answer,
-        np.log2(PPL),
-        name="answer",
-        what="three values in bits per byte",
-        diagnoses=[
-            ("units: that is nats per byte (natural log); bits need log₂", np.log(PPL)),
-            ("units: that is log₁₀; bits need log₂", np.log10(PPL)),
         ],
     )
 

@@ -17,7 +17,6 @@ def check_inv_freq(answer: Any) -> Feedback:
     return check_array(
         answer,
         THETA ** (-even / HEAD_DIM),
-        name="answer",
         what="64 inverse frequencies",
         diagnoses=[
             (
@@ -41,7 +40,6 @@ def check_rotated_features(answer: Any) -> Feedback:
     return check_int(
         answer,
         32,
-        name="answer",
         what="a whole number of features",
         diagnoses=[
             ("that counts pairs; the factor applies to features (each pair has two)", 16),
@@ -57,7 +55,6 @@ def check_yarn_factor(answer: Any) -> Feedback:
     return check_array(
         answer,
         0.1 * np.log(s) + 1,
-        name="answer",
         what="one float",
         diagnoses=[
             ("units: the formula uses the natural log; that is log₂", 0.1 * np.log2(s) + 1),

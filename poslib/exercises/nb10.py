@@ -16,7 +16,6 @@ def check_cope_positions(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.cumsum(GATES[::-1])[::-1],
-        name="answer",
         what="6 positions, one per key",
         diagnoses=[
             (
@@ -43,7 +42,6 @@ def check_fire_inputs(answer: Any) -> Feedback:
     return check_array(
         answer,
         _fire(40, j, 1.0, 64.0, "max"),
-        name="answer",
         what="41 inputs, one per key",
         diagnoses=[
             ("not normalised: divide by ψ(max(L, i)) so inputs stay in [0, 1]", _fire(40, j, 1.0, 64.0, "none")),
