@@ -230,7 +230,7 @@ def header(index: int, nb: nbformat.NotebookNode) -> str:
         f"**Notebook {index:02d} of {last:02d}** · {prev} · {nxt} · "
         "[glossary 中英术语表](../docs/glossary.md) · [notation](../docs/notation.md) · "
         f"[exercises](#{EXERCISES_ID})\n\n"
-        f"<details><summary>Course map</summary>\n\n{' · '.join(links)}\n\n</details>\n\n"
+        f"<details open><summary>Course map</summary>\n\n{' · '.join(links)}\n\n</details>\n\n"
         f"**After this notebook you can**\n\n{objectives}\n\n"
         f"**Time:** about {total} min ({r.prose_words + r.math_words} words and {r.code_lines} lines of code "
         f"to read, {entry.run_seconds:.0f} s to run), plus {n_ex} exercises at the end "
