@@ -35,7 +35,7 @@ def test_alibi_bias_depends_only_on_distance(h, q, extra):
     b = P.alibi_bias(h, q, k, causal=False)
     dist = np.abs(np.arange(k)[None, :] - (np.arange(q) + extra)[:, None])
     np.testing.assert_allclose(b, -P.alibi_slopes(h)[:, None, None] * dist)
-    causal = P.alibi_bias(h, q, k)
+    causal = P.alibi_bias(h, q, k, causal=True)
     assert np.isneginf(causal[:, dist.shape[0] - 1 :, :]).sum() == 0  # last query sees everything
     np.testing.assert_array_equal(np.isneginf(causal[0]), np.arange(k)[None, :] > (np.arange(q) + extra)[:, None])
 
@@ -57,7 +57,7 @@ def test_alibi_key_index_form_equals_distance_form_only_with_a_causal_mask():
 # ---------- KERPLE and Sandwich ----------
 @given(q=st.integers(1, 16), r1=st.floats(0.1, 5), r2=st.floats(0.1, 2), kind=st.sampled_from(["power", "log"]))
 def test_kerple_depends_only_on_distance(q, r1, r2, kind):
-    b = P.kerple_bias(q, q, r1, r2, kind=kind)
+    b = P.kerple_bias(r1, r2, q_len=q, k_len=q, kind=kind).squeeze(0)
     d = np.abs(np.arange(q)[None] - np.arange(q)[:, None])
     expected = -r1 * d**r2 if kind == "power" else -r1 * np.log1p(r2 * d)
     np.testing.assert_allclose(b, expected, atol=1e-12)
@@ -66,7 +66,7 @@ def test_kerple_depends_only_on_distance(q, r1, r2, kind):
 
 def test_kerple_power_with_r2_one_is_alibi():
     np.testing.assert_allclose(
-        P.kerple_bias(5, 5, 0.25, 1.0, kind="power", causal=True), P.alibi_bias(4, 5)[0]
+        P.kerple_bias(0.25, 1.0, q_len=5, k_len=5, kind="power", causal=True)[0], P.alibi_bias(4, 5, causal=True)[0]
     )  # head 1 of 4 has slope 2^(-8/4) = 1/4
 
 
@@ -78,9 +78,11 @@ def test_kerple_module_gets_gradients():
 
 def test_sandwich_is_the_sinusoidal_inner_product_minus_its_peak():
     pe = P.sinusoidal_table(7, 16)
-    np.testing.assert_allclose(P.sandwich_bias(7, 7, 16), pe @ pe.T - 8, atol=1e-12)
-    np.testing.assert_allclose(P.sandwich_bias(3, 7, 16), pe[4:] @ pe.T - 8, atol=1e-12)  # queries are the last 3
-    per_head = P.sandwich_bias(7, 7, 16, n_heads=4)
+    np.testing.assert_allclose(P.sandwich_bias(8, 16, q_len=7, k_len=7)[0], pe @ pe.T - 8, atol=1e-12)
+    np.testing.assert_allclose(
+        P.sandwich_bias(8, 16, q_len=3, k_len=7)[0], pe[4:] @ pe.T - 8, atol=1e-12
+    )  # queries are the last 3
+    per_head = P.sandwich_bias(4, 16, q_len=7, k_len=7)
     np.testing.assert_allclose(per_head[1], (pe @ pe.T - 8) / (8 * 2 / 4), atol=1e-12)
 
 
@@ -141,11 +143,12 @@ def test_t5_bias_module_reads_the_table_and_gets_gradients():
 def _deberta_loop(qc, kc, qr, kr, k):
     lq, lk, d = qc.shape[0], kc.shape[0], qc.shape[1]
     out = np.zeros((lq, lk))
-    for i in range(lq):
+    for row in range(lq):
+        i = row + lk - lq  # the queries are the last lq positions
         for j in range(lk):
             dij = min(max(i - j + k, 0), 2 * k - 1)
             dji = min(max(j - i + k, 0), 2 * k - 1)
-            out[i, j] = qc[i] @ kc[j] + qc[i] @ kr[dij] + kc[j] @ qr[dji]
+            out[row, j] = qc[row] @ kc[j] + qc[row] @ kr[dij] + kc[j] @ qr[dji]
     return out / math.sqrt(3 * d)
 
 
@@ -167,9 +170,9 @@ def test_deberta_code_convention_reads_delta_i_j_for_p2c():
         rng.standard_normal((2 * k, d)),
         rng.standard_normal((2 * k, d)),
     )
-    _, terms = P.deberta_scores(qc, kc, qr, kr, p2c_index="code", return_terms=True)
+    terms = P.deberta_score_terms(qc, kc, qr, kr, p2c_index="code")
     expected = np.array([[kc[j] @ qr[min(max(i - j + k, 0), 2 * k - 1)] for j in range(lq)] for i in range(lq)])
-    np.testing.assert_allclose(terms["p2c"], expected, atol=1e-12)
+    np.testing.assert_allclose(terms["position-content"], expected, atol=1e-12)
     with pytest.raises(ValueError, match="p2c_index"):
         P.deberta_scores(qc, kc, qr, kr, p2c_index="hf")
 
@@ -198,7 +201,7 @@ def test_logn_scale():
 
 def test_attention_matches_torch_sdpa():
     q, k, v = (torch.randn(2, 3, 7, 8, dtype=torch.float64) for _ in range(3))
-    bias = torch.tensor(P.alibi_bias(3, 7))
+    bias = torch.tensor(P.alibi_bias(3, 7, causal=True))
     out, w = P.attention(q, k, v, bias=bias)
     ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
     torch.testing.assert_close(out, ref)
@@ -227,10 +230,10 @@ def test_distance_biases_are_conditionally_positive_definite(name):
     n = 40
     bias = {
         "alibi": lambda: P.alibi_bias(8, n, causal=False)[2],
-        "kerple_power_half": lambda: P.kerple_bias(n, n, 1.5, 0.5, kind="power"),
-        "kerple_power_two": lambda: P.kerple_bias(n, n, 0.1, 2.0, kind="power"),
-        "kerple_log": lambda: P.kerple_bias(n, n, 2.0, 0.7, kind="log"),
-        "sandwich": lambda: P.sandwich_bias(n, n, 32),
+        "kerple_power_half": lambda: P.kerple_bias(1.5, 0.5, q_len=n, k_len=n, kind="power")[0],
+        "kerple_power_two": lambda: P.kerple_bias(0.1, 2.0, q_len=n, k_len=n, kind="power")[0],
+        "kerple_log": lambda: P.kerple_bias(2.0, 0.7, q_len=n, k_len=n, kind="log")[0],
+        "sandwich": lambda: P.sandwich_bias(8, 32, q_len=n, k_len=n)[0],
     }[name]()
     assert (bias <= 1e-12).all() and np.allclose(np.diag(bias), 0)  # a penalty: 0 on the diagonal, ≤ 0 off it
     assert _quadratic_forms_on_sum_zero_vectors(bias).min() > -1e-9 * np.abs(bias).max()

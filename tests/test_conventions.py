@@ -14,11 +14,27 @@ import poslib as P
 
 
 def test_t5_relative_position_is_key_minus_query():
-    rel = P.t5_relative_positions(3, 4)
-    assert rel[0, 2] == 2 and rel[2, 0] == -2  # key − query: a key after the query is positive
-    # and the bias reads the bucket of key − query: query 0, key 2 (after it) uses upper-half bucket 16 + 2
+    rel = P.t5_relative_positions(3, 4)  # the 3 queries are the last 3 of 4 positions: 1, 2, 3
+    assert rel[0, 3] == 2 and rel[2, 0] == -3  # key − query: a key after the query is positive
+    # and the bias reads the bucket of key − query: query 0 (position 1), key 3 uses upper-half bucket 16 + 2
     table = np.arange(32.0)[:, None]
-    assert P.t5_bias(table, 3, 4)[0, 0, 2] == 18.0 and P.t5_bias(table, 3, 4)[0, 2, 0] == 2.0
+    assert P.t5_bias(table, 3, 4)[0, 0, 3] == 18.0 and P.t5_bias(table, 3, 4)[0, 2, 0] == 3.0
+
+
+def test_every_bias_builder_puts_the_queries_last():
+    # q_len < k_len: the rows of the square (k_len, k_len) bias for the last q_len positions (a KV cache)
+    table, w = np.arange(64.0).reshape(32, 2), np.linspace(0.1, 0.9, 4)
+    square_and_short = [
+        lambda q: P.alibi_bias(3, q, 7),
+        lambda q: P.kerple_bias(np.array([0.5, 2.0]), 1.0, q, 7, kind="power"),
+        lambda q: P.sandwich_bias(3, 16, q, 7),
+        lambda q: P.t5_bias(table, q, 7),
+        lambda q: P.fire_bias(w, w, np.outer([1.0, -1.0], w), np.zeros(2), q, 7, L=3.0),
+    ]
+    for build in square_and_short:
+        short, square = build(2), build(7)
+        assert short.shape == (square.shape[0], 2, 7)
+        np.testing.assert_array_equal(short, square[:, -2:])
 
 
 def test_deberta_log_bucket_reaches_255_exactly_at_511():

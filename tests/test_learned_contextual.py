@@ -43,7 +43,7 @@ def test_fire_inputs_are_the_papers_formula():
 @given(n=st.integers(2, 24), extra=st.integers(0, 30), c=st.floats(0.05, 5.0), seed=st.integers(0, 50))
 def test_fire_bias_depends_only_on_distance_while_L_covers_the_queries(n, extra, c, seed):
     L = n - 1 + extra  # every query i ≤ n − 1 ≤ L: the denominator is ψ(L) for all of them
-    b = P.fire_bias(n, n, *_random_fire(seed=seed), c=c, L=L)
+    b = P.fire_bias(*_random_fire(seed=seed), q_len=n, k_len=n, c=c, L=L, causal=True)
     for d in range(n):
         diagonal = np.stack([b[:, i, i - d] for i in range(d, n)], axis=1)
         np.testing.assert_allclose(diagonal, diagonal[:, :1].repeat(diagonal.shape[1], 1), rtol=0, atol=1e-12)
@@ -66,9 +66,11 @@ def test_fire_reproduces_t5_alibi_and_kerple(kind, c):
     elif kind == "alibi":
         target = P.alibi_bias(4, n, n, causal=True)
     else:
-        target = P.kerple_bias(n, n, np.array([0.5, 1.0, 2.0, 3.0]), np.array([0.1, 0.5, 1.0, 2.0]), causal=True)
+        target = P.kerple_bias(
+            np.array([0.5, 1.0, 2.0, 3.0]), np.array([0.1, 0.5, 1.0, 2.0]), q_len=n, k_len=n, causal=True
+        )
     w = P.fire_weights_from_bias(_row(target), c=c)
-    got = P.fire_bias(n, n, w["w1"], w["b1"], w["w2"], w["b2"], c=w["c"], L=w["L"])
+    got = P.fire_bias(w["w1"], w["b1"], w["w2"], w["b2"], q_len=n, k_len=n, c=w["c"], L=w["L"], causal=True)
     seen = np.tril(np.ones((n, n), bool))
     assert np.abs(got[:, seen] - target[:, seen]).max() < 1e-10
     assert np.isneginf(got[:, ~seen]).all()
@@ -78,8 +80,10 @@ def test_kerple_log_is_a_linear_fire_bias():
     # With c = r₂, ψ(d) = log(1 + r₂ d): KERPLE's −r₁ log(1 + r₂ d) is −r₁ ψ(L) · u, one ReLU unit.
     n, r1, r2, L = 30, 1.5, 0.4, 29.0
     psi_L = math.log(r2 * L + 1)
-    got = P.fire_bias(n, n, np.ones(1), np.zeros(1), np.array([[-r1 * psi_L]]), np.zeros(1), c=r2, L=L)
-    want = P.kerple_bias(n, n, r1, r2, causal=True)
+    got = P.fire_bias(
+        np.ones(1), np.zeros(1), np.array([[-r1 * psi_L]]), np.zeros(1), q_len=n, k_len=n, c=r2, L=L, causal=True
+    )
+    want = P.kerple_bias(r1, r2, q_len=n, k_len=n, causal=True).squeeze(0)
     seen = np.tril(np.ones((n, n), bool))
     assert np.abs(got[0][seen] - want[seen]).max() < 1e-12
 
@@ -89,12 +93,12 @@ def test_fire_module_learns_c_and_L_and_matches_the_function():
     m = P.FireBias(4, hidden=16, c_init=2.0, L_init=12.0)
     c, L = m.c_L()
     assert abs(c.item() - 2.0) < 1e-5 and abs(L.item() - 12.0) < 1e-4
-    out = m(20)
+    out = m(20, causal=True)
     assert out.shape == (4, 20, 20) and torch.isneginf(out[:, torch.ones(20, 20).triu(1).bool()]).all()
     out[:, torch.ones(20, 20).tril().bool()].sum().backward()
     assert m.raw_c.grad is not None and m.raw_L.grad is not None and m.raw_L.grad != 0  # queries ≥ L reach L
     w = [p.detach().double() for p in (m.mlp_in.weight[:, 0], m.mlp_in.bias, m.mlp_out.weight, m.mlp_out.bias)]
-    ref = P.fire_bias(20, 20, *w, c=c.item(), L=L.item())
+    ref = P.fire_bias(*w, q_len=20, k_len=20, c=c.item(), L=L.item(), causal=True)
     seen = torch.ones(20, 20).tril().bool()
     assert (ref[:, seen] - out.detach().double()[:, seen]).abs().max() < 1e-5
 
@@ -172,9 +176,21 @@ def test_randomized_positions_are_seeded_and_fresh_per_draw():
         (lambda: P.fire_inputs(4, c=0.0), ValueError, "c must be"),
         (lambda: P.fire_inputs(4, L=-1.0), ValueError, "L must be"),
         (lambda: P.fire_inputs(4, c=torch.tensor(1.0), L=np.array([3.0])), TypeError, "mixed"),
-        (lambda: P.fire_bias(4, 4, np.ones(3), np.ones(2), np.ones((1, 3)), np.ones(1)), ValueError, "w1 and b1"),
-        (lambda: P.fire_bias(4, 4, np.ones(3), np.ones(3), np.ones((1, 2)), np.ones(1)), ValueError, "w2"),
-        (lambda: P.fire_bias(4, 4, np.ones(3), torch.ones(3), np.ones((1, 3)), np.ones(1)), TypeError, "mixed"),
+        (
+            lambda: P.fire_bias(np.ones(3), np.ones(2), np.ones((1, 3)), np.ones(1), q_len=4, k_len=4, causal=True),
+            ValueError,
+            "w1 and b1",
+        ),
+        (
+            lambda: P.fire_bias(np.ones(3), np.ones(3), np.ones((1, 2)), np.ones(1), q_len=4, k_len=4, causal=True),
+            ValueError,
+            "w2",
+        ),
+        (
+            lambda: P.fire_bias(np.ones(3), torch.ones(3), np.ones((1, 3)), np.ones(1), q_len=4, k_len=4, causal=True),
+            TypeError,
+            "mixed",
+        ),
         (lambda: P.fire_weights_from_bias(np.ones(5)), ValueError, "values"),
         (lambda: P.fire_weights_from_bias(np.ones((2, 5)), L=2.0), ValueError, "L must be ≥"),
         (lambda: P.FireBias(2, c_init=0.0), ValueError, "c_init"),
@@ -196,7 +212,7 @@ def test_bad_input_is_named(call, exc, words):
 
 # ---------- notebook 10's toy tasks ----------
 def test_word_recall_batch_asks_for_the_capital_k_words_back():
-    from poslib.toy_contextual import N_CAPITALS, word_recall_batch
+    from poslib.teaching.toy_contextual import N_CAPITALS, word_recall_batch
 
     x, y, ks = word_recall_batch(50, np.random.default_rng(0))
     assert x.shape == (50, 41) and y.shape == ks.shape == (50,)
@@ -209,7 +225,7 @@ def test_word_recall_batch_asks_for_the_capital_k_words_back():
 
 @pytest.mark.parametrize("scheme", ["cope", "rope", "nope"])
 def test_word_recall_models_train(scheme):
-    from poslib.toy_contextual import train_word_recall, word_recall_accuracy
+    from poslib.teaching.toy_contextual import train_word_recall, word_recall_accuracy
 
     model, losses = train_word_recall(scheme, steps=3)
     assert len(losses) == 3 and all(math.isfinite(v) for v in losses)
@@ -217,7 +233,7 @@ def test_word_recall_models_train(scheme):
 
 
 def test_position_probe_sees_bos_first():
-    from poslib.toy_contextual import BOS, position_probe_batch, train_position_probe
+    from poslib.teaching.toy_contextual import BOS, position_probe_batch, train_position_probe
 
     x = position_probe_batch(4, 10, np.random.default_rng(0))
     assert (x[:, 0] == BOS).all() and (x[:, 1:] < BOS).all()

@@ -115,9 +115,9 @@ def test_deberta_plot_draws_poslib_terms(k):
     plot.update(att_span=k)
     d = plot.inputs
     table = plot.relative_table(k, plot.dim)
-    _, terms = P.deberta_scores(d["q_c"], d["k_c"], table @ d["w_q_r"], table @ d["w_k_r"], return_terms=True)
-    np.testing.assert_allclose(plot.ims["c2p"].get_array(), terms["c2p"])
-    np.testing.assert_allclose(plot.ims["p2c"].get_array(), terms["p2c"])
+    terms = P.deberta_score_terms(d["q_c"], d["k_c"], table @ d["w_q_r"], table @ d["w_k_r"])
+    np.testing.assert_allclose(plot.ims["c2p"].get_array(), terms["content-position"])
+    np.testing.assert_allclose(plot.ims["p2c"].get_array(), terms["position-content"])
     delta = np.asarray(plot.ims["delta"].get_array())
     assert delta.min() == 0 and delta.max() == 2 * k - 1 and plot.ims["delta"].get_clim() == (0, 2 * k - 1)
     plot.close()

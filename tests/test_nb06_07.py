@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import poslib as P
+from poslib import teaching
 from poslib.viz import alibi as VA
 from poslib.viz import extrapolation as VE
 
@@ -56,10 +57,10 @@ def test_unseen_angle_with_scaled_inference_frequencies():
         (lambda: P.rope_unseen_angle(THETA, 0, 10), "train_len"),
         (lambda: P.rope_unseen_angle(THETA, 10, 2.5), "infer_len"),
         (lambda: P.rope_unseen_angle(-THETA, 10, 20), "inv_freq"),
-        (lambda: P.attention_entropy_vs_length([], 8), "lengths"),
-        (lambda: P.attention_entropy_vs_length([8, 0]), "lengths"),
-        (lambda: P.attention_entropy_vs_length([8], score_std=0), "score_std"),
-        (lambda: P.attention_entropy_vs_length([8], 0), "train_len"),
+        (lambda: teaching.attention_entropy_vs_length([], 8), "lengths"),
+        (lambda: teaching.attention_entropy_vs_length([8, 0]), "lengths"),
+        (lambda: teaching.attention_entropy_vs_length([8], score_std=0), "score_std"),
+        (lambda: teaching.attention_entropy_vs_length([8], 0), "train_len"),
         (
             lambda: P.rope_cache_drift(
                 8, 10000.0, {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4}, 0
@@ -79,14 +80,14 @@ def test_bad_input_names_the_argument(call, word):
 # ---------- attention_entropy_vs_length ----------
 def test_entropy_of_nearly_flat_scores_is_ln_n():
     n = [4, 64, 1024]
-    np.testing.assert_allclose(P.attention_entropy_vs_length(n, score_std=1e-8), np.log(n), atol=1e-9)
+    np.testing.assert_allclose(teaching.attention_entropy_vs_length(n, score_std=1e-8), np.log(n), atol=1e-9)
 
 
 def test_entropy_grows_with_n_and_logn_leaves_short_sequences_alone():
     n = [2**k for k in range(3, 13)]
-    plain = P.attention_entropy_vs_length(n, score_std=1.0)
+    plain = teaching.attention_entropy_vs_length(n, score_std=1.0)
     assert (np.diff(plain) > 0).all()
-    scaled = P.attention_entropy_vs_length(n, 128, score_std=1.0)
+    scaled = teaching.attention_entropy_vs_length(n, 128, score_std=1.0)
     np.testing.assert_array_equal(scaled[: n.index(128) + 1], plain[: n.index(128) + 1])
     assert (scaled[n.index(128) + 1 :] < plain[n.index(128) + 1 :]).all()
 
@@ -95,16 +96,16 @@ def test_logn_holds_entropy_near_flat_when_score_spread_is_sqrt_ln_L():
     # H(n) ≈ ln n − λ²σ²/2 for Gaussian scores; with λ = ln n / ln L, dH/d ln n = 0 at n = L iff σ² = ln L
     L = 512
     n = [L * 2**k for k in range(0, 5)]
-    plain = P.attention_entropy_vs_length(n, score_std=math.sqrt(math.log(L)))
-    scaled = P.attention_entropy_vs_length(n, L, score_std=math.sqrt(math.log(L)))
+    plain = teaching.attention_entropy_vs_length(n, score_std=math.sqrt(math.log(L)))
+    scaled = teaching.attention_entropy_vs_length(n, L, score_std=math.sqrt(math.log(L)))
     assert plain[-1] - plain[0] > 2.0
     assert np.ptp(scaled) < 0.6
 
 
 def test_entropy_draw_is_reproducible_and_seeded():
-    a = P.attention_entropy_vs_length([100, 300], seed=3)
-    np.testing.assert_array_equal(a, P.attention_entropy_vs_length([100, 300], seed=3))
-    assert not np.array_equal(a, P.attention_entropy_vs_length([100, 300], seed=4))
+    a = teaching.attention_entropy_vs_length([100, 300], seed=3)
+    np.testing.assert_array_equal(a, teaching.attention_entropy_vs_length([100, 300], seed=3))
+    assert not np.array_equal(a, teaching.attention_entropy_vs_length([100, 300], seed=4))
 
 
 # ---------- rope_cache_drift ----------
@@ -175,9 +176,11 @@ def test_entropy_plot_draws_poslib_numbers():
     plot = VE.EntropyPlot()
     for L, std in [(128, 2.0), (1024, 3.0)]:
         plot.update(train_len=L, score_std=std)
-        np.testing.assert_allclose(plot.plain.get_ydata(), P.attention_entropy_vs_length(plot.lengths, score_std=std))
         np.testing.assert_allclose(
-            plot.scaled.get_ydata(), P.attention_entropy_vs_length(plot.lengths, L, score_std=std)
+            plot.plain.get_ydata(), teaching.attention_entropy_vs_length(plot.lengths, score_std=std)
+        )
+        np.testing.assert_allclose(
+            plot.scaled.get_ydata(), teaching.attention_entropy_vs_length(plot.lengths, L, score_std=std)
         )
         assert list(plot.train_mark.get_xdata()) == [L, L]
     plot.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from poslib import pretrained
+from poslib.teaching import pretrained
 
 REPO = Path(__file__).resolve().parents[1]
 NPY = pretrained.DATA_DIR / "minilm_position_table.npy"

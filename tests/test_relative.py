@@ -25,7 +25,7 @@ def test_transformer_xl_scores_match_the_papers_formula(q_len, k_len):
     w_kr = rng.standard_normal((d, d))
     offsets = P.transformer_xl_offsets(q_len, k_len)
     r = P.transformer_xl_encodings(q_len, k_len, d) @ w_kr
-    scores, terms = P.transformer_xl_scores(q, k, r, u, v, return_terms=True)
+    scores, terms = P.transformer_xl_scores(q, k, r, u, v), P.transformer_xl_score_terms(q, k, r, u, v)
     expected = np.zeros((q_len, k_len))
     for i in range(q_len):
         ia = i + k_len - q_len

@@ -132,7 +132,7 @@ def test_numpy_float32_and_float16_keep_dtype():
 def test_attention_factor_scales_cos_and_sin():
     x = _rand((2, 8), 2)
     f = P.rope_frequencies(8)
-    np.testing.assert_allclose(P.apply_rope(x, [3, 4], f, scale=1.5), 1.5 * P.apply_rope(x, [3, 4], f))
+    np.testing.assert_allclose(P.apply_rope(x, [3, 4], f, attention_factor=1.5), 1.5 * P.apply_rope(x, [3, 4], f))
 
 
 def test_xpos_scores_depend_only_on_relative_position_and_decay():

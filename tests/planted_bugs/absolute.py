@@ -21,8 +21,7 @@ import poslib.transformer_xl as transformer_xl
 
 from . import bug, swap
 
-# poslib re-exports the function `attention` under the submodule's name, so import the module itself
-attention = importlib.import_module("poslib.attention")
+attn = importlib.import_module("poslib.attn")
 
 NB00, NB01, NB02, NB03, NB04 = (
     "notebooks/00_tour.ipynb",
@@ -67,10 +66,10 @@ def _sin_cos_swapped() -> None:
     thread="fairseq sinusoidal_positional_embedding docstring; huggingface/blog#2183",
 )
 def _t2t_spacing() -> None:
-    original = sinusoidal.sinusoidal_frequencies
+    original = sinusoidal._frequencies  # sinusoidal_frequencies and sinusoidal_encode both read it
 
-    def wrong(dim: int, base: float = 10000.0, **kw: Any) -> Any:
-        paper = original(dim, base, **kw)  # ω_i = base^(−2i/d); rescale the exponent to i/(d/2 − 1)
+    def wrong(dim: int, base: float, xp: Any, device: Any) -> Any:
+        paper = original(dim, base, xp, device)  # ω_i = base^(−2i/d); rescale the exponent to i/(d/2 − 1)
         half = dim // 2
         return paper ** ((dim / 2) / max(half - 1, 1)) if half > 1 else paper
 
@@ -142,7 +141,7 @@ def _t5_halving() -> None:
     thread="microsoft/DeBERTa#47",
 )
 def _deberta_p2c() -> None:
-    original = deberta.deberta_scores
+    original = deberta.deberta_score_terms  # deberta_scores sums them
 
     def wrong(*args: Any, p2c_index: str = "paper", **kw: Any) -> Any:
         return original(*args, p2c_index="code", **kw)
@@ -159,10 +158,8 @@ def _deberta_p2c() -> None:
 def _deberta_scale() -> None:
     original = deberta.deberta_scores
 
-    def wrong(*args: Any, return_terms: bool = False, **kw: Any) -> Any:
-        scores, terms = original(*args, return_terms=True, **kw)
-        scores = scores * math.sqrt(3)  # (c2c + c2p + p2c) / √d
-        return (scores, terms) if return_terms else scores
+    def wrong(*args: Any, **kw: Any) -> Any:
+        return original(*args, **kw) * math.sqrt(3)  # (c2c + c2p + p2c) / √d
 
     swap(original, wrong)
 
@@ -195,10 +192,10 @@ def _deberta_log_bucket() -> None:
     notebooks=(NB01,),
 )
 def _causal_diagonal() -> None:
-    original = attention.causal_mask
+    original = attn._causal_mask  # causal_mask and mask_future both read it
 
-    def wrong(q_len: int, k_len: int | None = None, **kw: Any) -> Any:
-        return attention.relative_distance(q_len, k_len, **kw) < 0
+    def wrong(q_len: int, k_len: int | None, xp: Any, device: Any) -> Any:
+        return attn._relative_distance(q_len, k_len, xp, device) < 0
 
     swap(original, wrong)
 
@@ -210,10 +207,10 @@ def _causal_diagonal() -> None:
     notebooks=(NB01,),
 )
 def _causal_next() -> None:
-    original = attention.causal_mask
+    original = attn._causal_mask  # causal_mask and mask_future both read it
 
-    def wrong(q_len: int, k_len: int | None = None, **kw: Any) -> Any:
-        return attention.relative_distance(q_len, k_len, **kw) <= 1
+    def wrong(q_len: int, k_len: int | None, xp: Any, device: Any) -> Any:
+        return attn._relative_distance(q_len, k_len, xp, device) <= 1
 
     swap(original, wrong)
 

@@ -21,14 +21,10 @@ from . import bug, swap
     thread="huggingface/transformers#28380",
 )
 def _alibi_pow2_slopes() -> None:
-    original = alibi.alibi_slopes
+    original = alibi._slopes  # alibi_slopes and alibi_bias both read it
 
-    def wrong(n_heads: int, *, backend: Any = "numpy", device: Any = None) -> Any:
-        xp = alibi.namespace(backend)
-        slopes = [2.0 ** (-8.0 * h / n_heads) for h in range(1, n_heads + 1)]
-        if device is None:
-            return xp.asarray(slopes, dtype=xp.float64)
-        return xp.asarray(slopes, dtype=xp.float64, device=device)
+    def wrong(n_heads: int) -> list[float]:
+        return [2.0 ** (-8.0 * h / n_heads) for h in range(1, n_heads + 1)]
 
     swap(original, wrong)
 
@@ -73,8 +69,10 @@ def _flip_finite(bias: Any) -> Any:
 def _kerple_log_sign() -> None:
     original = kerple.kerple_bias
 
-    def wrong(q_len: int, k_len: int, r1: Any, r2: Any, *, kind: str = "log", causal: bool = False, **kw: Any) -> Any:
-        bias = original(q_len, k_len, r1, r2, kind=kind, causal=False, **kw)
+    def wrong(
+        r1: Any, r2: Any, q_len: int, k_len: int | None = None, *, kind: str = "log", causal: bool = False, **kw: Any
+    ) -> Any:
+        bias = original(r1, r2, q_len, k_len, kind=kind, causal=False, **kw)
         if kind == "log":
             bias = -bias
         return kerple.mask_future(bias) if causal else bias
@@ -92,10 +90,8 @@ def _kerple_log_sign() -> None:
 def _sandwich_divisor() -> None:
     original = sandwich.sandwich_bias
 
-    def wrong(q_len: int, k_len: int | None, dim: int, *, n_heads: int | None = None, **kw: Any) -> Any:
-        right = original(q_len, k_len, dim, n_heads=n_heads, **kw)
-        if n_heads is None:
-            return right
+    def wrong(n_heads: int, dim: int, q_len: int, k_len: int | None = None, **kw: Any) -> Any:
+        right = original(n_heads, dim, q_len, k_len, **kw)
         import numpy as np
 
         factor = (8 * np.arange(1, n_heads + 1) / n_heads) ** 2  # ÷(8h/H) turned into ×(8h/H)

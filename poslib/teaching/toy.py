@@ -24,13 +24,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._backend import check_choice, check_positive, check_positive_int
-from .alibi import alibi_slopes
-from .attention import attention
-from .learned import LearnedPositionalEmbedding
-from .rope import apply_rope, rope_frequencies
-from .sinusoidal import sinusoidal_encode
-from .t5 import t5_relative_bucket
+from .._backend import check_choice, check_positive, check_positive_int
+from ..alibi import alibi_slopes
+from ..attn import attention
+from ..learned import LearnedPositionalEmbedding
+from ..rope import apply_rope, rope_frequencies
+from ..sinusoidal import sinusoidal_encode
+from ..t5 import t5_relative_bucket
 
 __all__ = [
     "PINYIN",
