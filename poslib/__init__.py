@@ -60,7 +60,15 @@ from .rope import (
 )
 from .rope_configs import rope_base_lower_bound, rope_from_config
 from .rope_diagnostics import rope_cache_drift, rope_unseen_angle
-from .rope_scaling import ROPE_SCALINGS, register_rope_scaling, rope_inv_freq, yarn_attention_factor, yarn_ramp
+from .rope_scaling import (
+    COMMON_KEYS,
+    ROPE_SCALING_KEYS,
+    ROPE_SCALINGS,
+    register_rope_scaling,
+    rope_inv_freq,
+    yarn_attention_factor,
+    yarn_ramp,
+)
 from .sandwich import sandwich_bias
 from .sinusoidal import (
     SinusoidalEmbedding,
@@ -84,7 +92,9 @@ __version__ = "0.1.0"
 
 # The public surface, listed once: each name is also in the README's API table.
 __all__ = [
+    "COMMON_KEYS",
     "ROPE_SCALINGS",
+    "ROPE_SCALING_KEYS",
     "CoPE",
     "DebertaRelativeScores",
     "FireBias",
