@@ -291,3 +291,12 @@ def test_torch_output_stays_on_input_device_and_dtype():
     x = torch.randn(3, 8, dtype=torch.float32)
     y = P.apply_rope(x, torch.arange(3), torch.tensor(F16[:4]))
     assert y.device == x.device and y.dtype == x.dtype
+
+
+THETA = P.rope_frequencies(128)
+
+
+def test_new_functions_follow_torch_inputs():
+    s = torch.tensor(P.alibi_slopes(8))
+    assert isinstance(P.alibi_receptive_field(s), torch.Tensor)
+    assert isinstance(P.rope_unseen_angle(torch.tensor(THETA), 10, 20), torch.Tensor)

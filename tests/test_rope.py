@@ -154,3 +154,54 @@ def test_xpos_scores_depend_only_on_relative_position_and_decay():
 def test_xpos_zeta_matches_paper():
     # ζ_i = (2i/d + γ)/(1 + γ): for d = 4, γ = 0.4 → (0.4/1.4, 0.9/1.4)
     np.testing.assert_allclose(P.xpos_zeta(4), [0.4 / 1.4, 0.9 / 1.4])
+
+
+def _bound_by_hand(r, d, base):
+    theta = base ** (-np.arange(0, d, 2) / d)
+    s = np.cumsum(np.exp(1j * np.outer(r, theta)), axis=-1)  # S_1 … S_{d/2}
+    return np.abs(s).mean(-1)
+
+
+@pytest.mark.parametrize("d, base", [(2, 10000.0), (16, 100.0), (128, 10000.0), (64, 5e5)])
+def test_decay_bound_matches_the_papers_definition(d, base):
+    r = np.array([0, 1, 2, 7, 100, 2500, -13])
+    np.testing.assert_allclose(P.rope_decay_bound(r, d, base), _bound_by_hand(r, d, base), rtol=1e-12)
+
+
+def test_decay_bound_at_zero_and_symmetry():
+    r = np.arange(-50, 51)
+    b = P.rope_decay_bound(r, 128)
+    assert b[50] == pytest.approx((128 / 2 + 1) / 2)  # S_j = j at r = 0
+    np.testing.assert_allclose(b, b[::-1], rtol=1e-12)  # |S_j(−r)| = |conj S_j(r)|
+    assert b[50] == b.max()
+
+
+@given(seed=st.integers(0, 2**32 - 1), d=st.sampled_from([4, 16, 64]), base=st.sampled_from([50.0, 1e4, 1e6]))
+def test_decay_bound_bounds_every_rope_score(seed, d, base):
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((2, d))
+    r = np.arange(0, 400)
+    scores = P.apply_rope(np.tile(q, (len(r), 1)), r, P.rope_frequencies(d, base)) @ k
+    h = (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])
+    step = np.abs(np.diff(np.append(h, 0))).max()
+    assert np.all(np.abs(scores) <= step * (d / 2) * P.rope_decay_bound(r, d, base) + 1e-9)
+
+
+def test_decay_bound_torch_keeps_kind_and_bad_input_is_named():
+    out = P.rope_decay_bound(torch.arange(5), 8)
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.float64
+    with pytest.raises(ValueError, match="head_dim"):
+        P.rope_decay_bound(np.arange(3), 7)
+    with pytest.raises(ValueError, match="base"):
+        P.rope_decay_bound(np.arange(3), 8, base=1.0)
+    with pytest.raises(ValueError, match="base"):
+        P.rope_decay_bound(np.arange(3), 8, base=True)
+    with pytest.raises(TypeError, match="distances"):
+        P.rope_decay_bound("far", 8)
+
+
+def test_frequencies_start_at_one_and_fall():
+    # The test a lost minus sign in θ_i = base^(−2i/d) fails (the relative-property test does not).
+    for d, base in [(2, 10.0), (64, 10000.0), (128, 5e5)]:
+        th = P.rope_frequencies(d, base)
+        assert th[0] == 1.0 and np.all(np.diff(th) < 0) and th[-1] == pytest.approx(base ** (-(d - 2) / d))

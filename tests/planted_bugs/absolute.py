@@ -79,7 +79,7 @@ def _t2t_spacing() -> None:
 @bug(
     "learned_lookup_clamps",
     "learned table lookup clamps positions beyond L_max to the last row instead of raising",
-    tests=("tests/test_relative.py", "tests/test_conventions.py"),
+    tests=("tests/test_learned.py",),
     notebooks=(NB00, NB02),
 )
 def _learned_clamps() -> None:
@@ -103,7 +103,7 @@ def _learned_clamps() -> None:
 @bug(
     "t5_query_minus_key",
     "T5 relative position computed as query − key instead of key − query",
-    tests=("tests/test_conventions.py",),
+    tests=("tests/test_t5.py",),
     notebooks=(NB04,),
     thread="memory_position − context_position in transformers' T5 compute_bias",
 )
@@ -119,7 +119,7 @@ def _t5_sign() -> None:
 @bug(
     "t5_bidirectional_not_halved",
     "T5 bidirectional buckets: num_buckets not halved per direction, so buckets run past num_buckets",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_t5.py",),
     notebooks=(NB04,),
 )
 def _t5_halving() -> None:
@@ -136,7 +136,7 @@ def _t5_halving() -> None:
 @bug(
     "deberta_p2c_delta_ij",
     "DeBERTa position→content reads row δ(i, j) when the paper's δ(j, i) is asked for",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_deberta.py",),
     notebooks=(NB04,),
     thread="microsoft/DeBERTa#47",
 )
@@ -152,7 +152,7 @@ def _deberta_p2c() -> None:
 @bug(
     "deberta_scale_sqrt_d",
     "DeBERTa scores scaled by 1/√d instead of 1/√(3d)",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_deberta.py",),
     notebooks=(NB04,),
 )
 def _deberta_scale() -> None:
@@ -167,7 +167,7 @@ def _deberta_scale() -> None:
 @bug(
     "deberta_log_bucket_mid",
     "DeBERTa-v2 log buckets scaled by mid instead of mid − 1: the top bucket is ±256 at |r| = 511, not ±255",
-    tests=("tests/test_conventions.py",),
+    tests=("tests/test_deberta.py",),
     notebooks=(NB04,),
 )
 def _deberta_log_bucket() -> None:
@@ -188,7 +188,10 @@ def _deberta_log_bucket() -> None:
 @bug(
     "causal_mask_hides_diagonal",
     "causal mask hides the diagonal too (j < i instead of j ≤ i): a token cannot attend to itself",
-    tests=("tests/test_relative.py", "tests/test_conventions.py"),
+    tests=(
+        "tests/test_attn.py",
+        "tests/test_transformer_xl.py",
+    ),
     notebooks=(NB01,),
 )
 def _causal_diagonal() -> None:
@@ -203,7 +206,7 @@ def _causal_diagonal() -> None:
 @bug(
     "causal_mask_sees_next",
     "causal mask off by one the other way (j ≤ i + 1): each query sees one future token",
-    tests=("tests/test_conventions.py",),
+    tests=("tests/test_attn.py",),
     notebooks=(NB01,),
 )
 def _causal_next() -> None:
@@ -218,7 +221,7 @@ def _causal_next() -> None:
 @bug(
     "transformer_xl_r_j_minus_i",
     "Transformer-XL encodings R_{j−i} instead of R_{i−j}",
-    tests=("tests/test_relative.py", "tests/test_conventions.py"),
+    tests=("tests/test_transformer_xl.py",),
     notebooks=(NB04,),
 )
 def _xl_sign() -> None:

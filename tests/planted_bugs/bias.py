@@ -16,7 +16,7 @@ from . import bug, swap
 @bug(
     "alibi_pow2_slopes",
     "ALiBi slopes 2^(−8h/n) for every head count, also when n is not a power of two",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_alibi.py",),
     notebooks=("notebooks/07_alibi.ipynb",),
     thread="huggingface/transformers#28380",
 )
@@ -32,7 +32,10 @@ def _alibi_pow2_slopes() -> None:
 @bug(
     "alibi_sign",
     "ALiBi bias +m·|i − j|: the minus sign lost, far keys favoured",
-    tests=("tests/test_biases.py",),
+    tests=(
+        "tests/test_alibi.py",
+        "tests/test_kerple.py",
+    ),
     notebooks=("notebooks/07_alibi.ipynb", "notebooks/06_length_extrapolation.ipynb"),
     thread="Press et al. 2022 (ALiBi), the penalty −m·(i − j)",
 )
@@ -62,7 +65,7 @@ def _flip_finite(bias: Any) -> Any:
 @bug(
     "kerple_log_sign",
     "KERPLE log kernel +r₁·ln(1 + r₂|i − j|): sign lost, no longer a CPD penalty",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_kerple.py",),
     notebooks=("notebooks/06_length_extrapolation.ipynb",),
     thread="Chi et al. 2022 (KERPLE), the log variant −r₁·log(1 + r₂|m − n|)",
 )
@@ -83,7 +86,7 @@ def _kerple_log_sign() -> None:
 @bug(
     "sandwich_divisor",
     "Sandwich's per-head factor 8h/H applied as a multiplier instead of a divisor",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_sandwich.py",),
     notebooks=("notebooks/06_length_extrapolation.ipynb",),
     thread="Chi et al. 2023 (Sandwich, arXiv:2212.10356); NVIDIA NeMo's SandwichRelativePositionEmbedding",
 )
@@ -107,7 +110,10 @@ def _sandwich_divisor() -> None:
 @bug(
     "logn_natural_log",
     "log-n scaling max(1, ln n): the natural log used instead of log_L n (ln n / ln L)",
-    tests=("tests/test_biases.py", "tests/test_nb06_07.py"),
+    tests=(
+        "tests/test_logn.py",
+        "tests/test_teaching_entropy.py",
+    ),
     notebooks=("notebooks/06_length_extrapolation.ipynb",),
     thread="Su 2021, kexue.fm/archives/8823 (log_512 n)",
 )
