@@ -95,13 +95,7 @@ def deberta_delta(relative_position: Array, att_span: int) -> Array:
 
 
 def deberta_scores(
-    q_c: Array,
-    k_c: Array,
-    q_r: Array,
-    k_r: Array,
-    *,
-    relative_position: Array | None = None,
-    p2c_index: str = "paper",
+    q_c: Array, k_c: Array, q_r: Array, k_r: Array, *, relative_position: Array | None = None, p2c_index: str = "paper"
 ) -> Array:
     """Disentangled scores (c2c + c2p + p2c) / √(3d), shape ``(..., q_len, k_len)``.
 
@@ -120,13 +114,7 @@ def deberta_scores(
 
 
 def deberta_score_terms(
-    q_c: Array,
-    k_c: Array,
-    q_r: Array,
-    k_r: Array,
-    *,
-    relative_position: Array | None = None,
-    p2c_index: str = "paper",
+    q_c: Array, k_c: Array, q_r: Array, k_r: Array, *, relative_position: Array | None = None, p2c_index: str = "paper"
 ) -> dict[str, Array]:
     """The three unscaled terms of :func:`deberta_scores`: "content-content", "content-position", "position-content"."""
     check_choice("p2c_index", p2c_index, ("paper", "code"))

@@ -195,9 +195,8 @@ def train_offset_copy(
     any structure in it was put there by training. Adam without weight decay: rows that are
     never used keep their initial values exactly.
     """
-    check_positive_int("train_len", train_len)
-    check_positive_int("steps", steps)
-    check_positive_int("batch", batch)
+    for name, count in (("train_len", train_len), ("steps", steps), ("batch", batch)):
+        check_positive_int(name, count)
     check_positive("lr", lr)
     if train_len > max_len:
         raise ValueError(f"train_len must be ≤ max_len, got train_len={train_len}, max_len={max_len}")
