@@ -43,19 +43,23 @@ def medians_ms(candidates: dict[str, Callable[[], object]], repeats: int) -> dic
 
 def candidates(x: object, seq: int, d: int) -> dict[str, Callable[[], object]]:
     """Copy, rotate_half baseline, rope_rotate (both layouts) and apply_rope (both layouts) on ``x``."""
+    h = d // 2
     if isinstance(x, torch.Tensor):
         pos, inv_freq = torch.arange(seq), torch.tensor(P.rope_frequencies(d))
         full = lambda a: torch.cat([a, a], -1)  # noqa: E731
         copy = x.clone
+        swap = lambda: torch.cat([x[..., h:], x[..., :h]], -1)  # noqa: E731
     else:
         pos, inv_freq = np.arange(seq), P.rope_frequencies(d)
         full = lambda a: np.concatenate([a, a], -1)  # noqa: E731
         copy = x.copy
+        swap = lambda: np.concatenate([x[..., h:], x[..., :h]], -1)  # noqa: E731
     cos, sin = P.rope_cos_sin(pos, inv_freq, dtype=x.dtype)
     cos_full, sin_full = full(cos), full(sin)
     return {
         "(a) copy": copy,
         BASELINE: lambda: x * cos_full + P.rotate_half(x) * sin_full,
+        "swap halves (x₂ | x₁) alone": swap,
         "rope_rotate interleaved": lambda: P.rope_rotate(x, cos, sin),
         "rope_rotate half": lambda: P.rope_rotate(x, cos, sin, layout="half"),
         "apply_rope interleaved": lambda: P.apply_rope(x, pos, inv_freq),

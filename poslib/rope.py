@@ -249,15 +249,18 @@ def _half_rotate(x: Array, cos: Array, sin: Array) -> Array:
 
 
 def _half_rotate_numpy_blocked(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, block: int = 1 << 16) -> np.ndarray:
-    # NumPy runs one thread and walks half-rows of only d/2 floats, so we work in
-    # blocks of ~block elements that stay in cache, with one reusable temporary.
+    # NumPy has one thread and no fused kernel, and any op on a half-row runs an inner loop of only
+    # d/2 floats. So, per block of ~block elements that stays in cache, one swap of the halves (the
+    # only short-loop work, two plain copies) and three passes over long contiguous rows:
+    #   o = x·[cos | cos] + swap(x)·[−sin | sin],   swap(x₁ | x₂) = (x₂ | x₁)
+    # which is o₁ = x₁·cos − x₂·sin, o₂ = x₂·cos + x₁·sin: rotate_half's formula without its temporaries.
     *lead, seq, d = x.shape
     h = d // 2
     if cos.shape[0] != seq:
         # One position broadcast over every row: the blocks below slice cos and sin by row, so
         # they need one row per row of x.
         cos, sin = np.broadcast_to(cos, (seq, h)), np.broadcast_to(sin, (seq, h))
-    cos_full = np.concatenate([cos, cos], axis=-1)
+    cos_full, sin_signed = np.concatenate([cos, cos], axis=-1), np.concatenate([-sin, sin], axis=-1)
     # math.prod, not -1: reshape cannot infer a dimension when seq or head_dim is 0
     xs = x.reshape(math.prod(lead), seq, d)
     out = np.empty(xs.shape, dtype=x.dtype)
@@ -265,17 +268,16 @@ def _half_rotate_numpy_blocked(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, 
         return out.reshape(x.shape)
     slices_per_block = max(1, block // (seq * d))
     rows_per_block = seq if slices_per_block > 1 else max(1, block // d)
-    tmp = np.empty((slices_per_block, rows_per_block, h), dtype=x.dtype)
+    swapped = np.empty((slices_per_block, rows_per_block, d), dtype=x.dtype)
     for i in range(0, xs.shape[0], slices_per_block):
         for j in range(0, seq, rows_per_block):
-            xb, ob = (
-                xs[i : i + slices_per_block, j : j + rows_per_block],
-                out[i : i + slices_per_block, j : j + rows_per_block],
-            )
-            s, t = sin[j : j + rows_per_block], tmp[: xb.shape[0], : xb.shape[1]]
-            np.multiply(xb, cos_full[j : j + rows_per_block], out=ob)
-            ob[..., :h] -= np.multiply(xb[..., h:], s, out=t)
-            ob[..., h:] += np.multiply(xb[..., :h], s, out=t)
+            rows = slice(j, j + rows_per_block)
+            xb, ob = xs[i : i + slices_per_block, rows], out[i : i + slices_per_block, rows]
+            t = swapped[: xb.shape[0], : xb.shape[1]]
+            t[..., :h], t[..., h:] = xb[..., h:], xb[..., :h]  # swap(x) = (x₂ | x₁)
+            np.multiply(xb, cos_full[rows], out=ob)  # o = x·[cos | cos]
+            t *= sin_signed[rows]  # (x₂ | x₁)·[−sin | sin] = (−x₂·sin | x₁·sin)
+            ob += t  # o₁ = x₁·cos − x₂·sin, o₂ = x₂·cos + x₁·sin
     return out.reshape(*lead, seq, d)
 
 
