@@ -68,7 +68,9 @@ def _inverse_softplus(y: float) -> float:
 
 
 class KerpleBias(nn.Module):
-    """Trainable KERPLE bias with one (r₁, r₂) per head; ``forward(q_len, k_len)`` → ``(n_heads, q_len, k_len)``.
+    """Trainable KERPLE bias with one (r₁, r₂) per head.
+
+    ``forward(q_len, k_len=None, *, causal=False)`` → ``(n_heads, q_len, k_len)``.
 
     The parameters are stored unconstrained and mapped through softplus (and,
     for ``power``, clamped to r₂ ≤ 2) so they stay valid while training.
