@@ -58,3 +58,31 @@ def test_without_positions_attention_is_permutation_equivariant_and_causal_mask_
     c, _ = P.attention(x, x, x, causal=True)
     c_p, _ = P.attention(x[perm], x[perm], x[perm], causal=True)
     assert np.abs(c_p - c[perm]).max() > 1e-3
+
+
+def test_bias_builders_follow_their_parameters_and_check_an_explicit_backend():
+    r1 = torch.tensor([0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    bias = P.kerple_bias(r1, 1.0, 3)  # backend=None follows the tensor
+    assert isinstance(bias, torch.Tensor) and bias.shape == (2, 3, 3) and bias.requires_grad
+    assert isinstance(P.kerple_bias(0.5, 1.0, 3, backend="torch"), torch.Tensor)  # numbers go to torch
+    assert isinstance(P.t5_bias(np.ones((32, 2)), 3, backend="torch"), torch.Tensor)
+    assert isinstance(P.alibi_bias(2, 3), np.ndarray) and isinstance(P.sandwich_bias(2, 8, 3), np.ndarray)
+    with pytest.raises(TypeError, match="backend='numpy' but r1 is a torch tensor"):
+        P.kerple_bias(r1, 1.0, 3, backend="numpy")
+    with pytest.raises(ValueError, match="device must be None"):
+        P.alibi_bias(2, 3, device="cuda")
+    with pytest.raises(ValueError, match="backend must be"):
+        P.alibi_bias(2, 3, backend="jax")
+
+
+def test_causal_builders_mask_exactly_the_future_keys():
+    future = P.relative_distance(3, 5) > 0  # queries at positions 2, 3, 4
+    table, w = np.ones((32, 2)), np.ones(3)
+    for bias in (
+        P.alibi_bias(2, 3, 5, causal=True),
+        P.kerple_bias(1.0, 0.5, 3, 5, causal=True),
+        P.sandwich_bias(2, 8, 3, 5, causal=True),
+        P.t5_bias(table, 3, 5, causal=True),
+        P.fire_bias(w, w, np.ones((2, 3)), np.ones(2), 3, 5, causal=True),
+    ):
+        assert np.isneginf(bias[:, future]).all() and np.isfinite(bias[:, ~future]).all()

@@ -205,3 +205,53 @@ def test_frequencies_start_at_one_and_fall():
     for d, base in [(2, 10.0), (64, 10000.0), (128, 5e5)]:
         th = P.rope_frequencies(d, base)
         assert th[0] == 1.0 and np.all(np.diff(th) < 0) and th[-1] == pytest.approx(base ** (-(d - 2) / d))
+
+
+# ---------- two steps: rope_cos_sin, then rope_rotate ----------
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("rotary_dim", [None, 8])
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_two_steps_equal_the_one_call_bit_for_bit(layout, rotary_dim, kind):
+    rng = np.random.default_rng(3)
+    x, pos = rng.standard_normal((2, 5, 12)).astype(np.float32), np.arange(5) * 1000
+    inv_freq = P.rope_frequencies(rotary_dim or 12)
+    if kind == "torch":
+        x, pos, inv_freq = torch.tensor(x), torch.tensor(pos), torch.tensor(inv_freq)
+    one = P.apply_rope(x, pos, inv_freq, layout=layout, rotary_dim=rotary_dim, attention_factor=1.25)
+    cos, sin = P.rope_cos_sin(pos, inv_freq, attention_factor=1.25)
+    two = P.rope_rotate(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
+    assert type(one) is type(two) and one.dtype == two.dtype == x.dtype
+    np.testing.assert_array_equal(np.asarray(one), np.asarray(two))
+    if rotary_dim:  # the features past rotary_dim pass through untouched
+        np.testing.assert_array_equal(np.asarray(two[..., rotary_dim:]), np.asarray(x[..., rotary_dim:]))
+
+
+def test_cos_sin_come_from_float64_angles_whatever_the_dtype_asked():
+    pos, inv_freq = np.array([0, 1, 70_000, 1_000_003]), P.rope_frequencies(16)
+    angles = pos[:, None].astype(np.float64) * inv_freq  # m·θ_i in float64, written out
+    for dtype in (np.float16, np.float32, np.float64):
+        cos, sin = P.rope_cos_sin(pos, inv_freq, dtype=dtype)
+        assert cos.dtype == sin.dtype == dtype and cos.shape == (4, 8)
+        np.testing.assert_array_equal(cos, np.cos(angles).astype(dtype))
+        np.testing.assert_array_equal(sin, np.sin(angles).astype(dtype))
+    cos_t, _ = P.rope_cos_sin(torch.tensor(pos), torch.tensor(inv_freq), attention_factor=2.0, dtype=torch.bfloat16)
+    assert cos_t.dtype == torch.bfloat16
+    np.testing.assert_array_equal(cos_t.float().numpy(), torch.tensor(2.0 * np.cos(angles)).bfloat16().float().numpy())
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 4)), np.ones((3, 3))), "cos and sin must have the same"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 3)), np.ones((3, 3))), "head_dim/2 = 4"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((2, 4)), np.ones((2, 4))), "x.shape"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 2)), np.ones((3, 2)), rotary_dim=6), "rotary_dim/2 = 3"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 4)), np.ones((3, 4)), rotary_dim=10), "rotary_dim"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 4)), np.ones((3, 4)), layout="split"), "layout"),
+        (lambda: P.rope_rotate(np.ones((3, 8), int), np.ones((3, 4)), np.ones((3, 4))), "floating"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), torch.ones(3, 4), np.ones((3, 4))), "mixed"),
+    ],
+)
+def test_rope_rotate_names_what_is_wrong(call, words):
+    with pytest.raises((ValueError, TypeError), match=words):
+        call()
