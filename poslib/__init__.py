@@ -9,9 +9,20 @@ One module per family; everything public is re-exported here::
     t5              Raffel et al. 2020             deberta        He et al. 2021
     transformer_xl  Dai et al. 2019 (and XLNet)    kerple         Chi et al. 2022
     sandwich        Chi et al. 2023                logn           log-n attention scaling
-    nope            no positions at all            attention      reference attention, masks, entropy
+    nope            no positions at all            attn           reference attention, masks, distances
     fire            Li et al. 2024 (FIRE)          cope           Golovneva et al. 2024 (CoPE)
-    randomized      Ruoss et al. 2023
+    randomized      Ruoss et al. 2023              rope_diagnostics  unseen RoPE angles, KV-cache drift
+
+Teaching helpers (toy models, similarity, the pretrained table) live in :mod:`poslib.teaching`,
+figures in :mod:`poslib.viz`, the training lab in :mod:`poslib.lab`; this layer imports none of them.
+
+Conventions shared by every family:
+
+* Bias builders take ``(<scheme parameters>, q_len, k_len=None, *, causal=False, backend=None,
+  device=None)`` and return ``(n_heads, q_len, k_len)``.
+* When q_len < k_len the queries are the *last* q_len positions (query i at k_len − q_len + i),
+  as when decoding with a KV cache (:mod:`poslib.attn`).
+* Score-term functions (``*_score_terms``) return dicts keyed "<query side>-<key side>".
 
 Functions that take arrays return the same kind (NumPy in, NumPy out; torch in,
 torch out, same device). Functions that build from sizes take
@@ -19,16 +30,16 @@ torch out, same device). Functions that build from sizes take
 """
 
 from .alibi import alibi_bias, alibi_receptive_field, alibi_slopes
-from .attention import attention, attention_entropy, causal_mask, mask_future, relative_distance, softmax
+from .attn import attention, attention_entropy, causal_mask, mask_future, relative_distance, softmax
 from .cope import CoPE, cope_bias, cope_positions
 from .deberta import (
     DebertaRelativeScores,
     deberta_delta,
     deberta_log_bucket,
     deberta_relative_position,
+    deberta_score_terms,
     deberta_scores,
 )
-from .extrapolation import attention_entropy_vs_length, rope_cache_drift, rope_unseen_angle
 from .fire import FireBias, fire_bias, fire_inputs, fire_weights_from_bias
 from .kerple import KerpleBias, kerple_bias
 from .learned import LearnedPositionalEmbedding, learned_lookup
@@ -39,14 +50,25 @@ from .randomized import randomized_positions
 from .rope import (
     apply_rope,
     rope_angles,
+    rope_cos_sin,
     rope_decay_bound,
     rope_frequencies,
     rope_layout_permutation,
     rope_matrix,
+    rope_rotate,
     rotate_half,
 )
 from .rope_configs import rope_base_lower_bound, rope_from_config
-from .rope_scaling import ROPE_SCALINGS, register_rope_scaling, rope_inv_freq, yarn_attention_factor, yarn_ramp
+from .rope_diagnostics import rope_cache_drift, rope_unseen_angle
+from .rope_scaling import (
+    COMMON_KEYS,
+    ROPE_SCALING_KEYS,
+    ROPE_SCALINGS,
+    register_rope_scaling,
+    rope_inv_freq,
+    yarn_attention_factor,
+    yarn_ramp,
+)
 from .sandwich import sandwich_bias
 from .sinusoidal import (
     SinusoidalEmbedding,
@@ -61,6 +83,7 @@ from .transformer_xl import (
     absolute_score_terms,
     transformer_xl_encodings,
     transformer_xl_offsets,
+    transformer_xl_score_terms,
     transformer_xl_scores,
 )
 from .xpos import apply_xpos, xpos_scale, xpos_zeta
@@ -69,7 +92,9 @@ __version__ = "0.1.0"
 
 # The public surface, listed once: each name is also in the README's API table.
 __all__ = [
+    "COMMON_KEYS",
     "ROPE_SCALINGS",
+    "ROPE_SCALING_KEYS",
     "CoPE",
     "DebertaRelativeScores",
     "FireBias",
@@ -89,13 +114,13 @@ __all__ = [
     "apply_xpos",
     "attention",
     "attention_entropy",
-    "attention_entropy_vs_length",
     "causal_mask",
     "cope_bias",
     "cope_positions",
     "deberta_delta",
     "deberta_log_bucket",
     "deberta_relative_position",
+    "deberta_score_terms",
     "deberta_scores",
     "fire_bias",
     "fire_inputs",
@@ -111,12 +136,14 @@ __all__ = [
     "rope_angles",
     "rope_base_lower_bound",
     "rope_cache_drift",
+    "rope_cos_sin",
     "rope_decay_bound",
     "rope_frequencies",
     "rope_from_config",
     "rope_inv_freq",
     "rope_layout_permutation",
     "rope_matrix",
+    "rope_rotate",
     "rope_unseen_angle",
     "rotate_half",
     "sandwich_bias",
@@ -130,6 +157,7 @@ __all__ = [
     "t5_relative_positions",
     "transformer_xl_encodings",
     "transformer_xl_offsets",
+    "transformer_xl_score_terms",
     "transformer_xl_scores",
     "xpos_scale",
     "xpos_zeta",

@@ -11,6 +11,8 @@ Rules the rest of the package relies on:
   ``TypeError`` naming the arguments when NumPy and torch are mixed.
 * ``namespace(backend)`` returns the namespace for ``backend="numpy"|"torch"``,
   used by functions that build arrays from sizes.
+* ``select(backend, device, **arrays)`` is the one selector for functions that take
+  both: it returns ``(xp, device)``, following the arrays when ``backend`` is None.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import torch
 Backend = Literal["numpy", "torch"]
 Array = Any  # np.ndarray | torch.Tensor
 
-__all__ = ["Array", "Backend", "asarray", "float64", "is_torch", "namespace", "to_float", "xp_of"]
+__all__ = ["Array", "Backend", "arange", "asarray", "cast", "is_torch", "namespace", "select", "to_float", "xp_of"]
 
 
 def is_torch(x: Any) -> bool:
@@ -67,16 +69,35 @@ def xp_of(**arrays: Any) -> ModuleType:
     return torch if found == {"torch"} else np
 
 
-def float64(xp: ModuleType) -> Any:
-    """The float64 dtype of namespace ``xp``."""
-    return xp.float64
+def select(backend: str | None = None, device: Any = None, **arrays: Any) -> tuple[ModuleType, Any]:
+    """``(xp, device)`` for a function that takes ``backend``/``device`` and, maybe, array parameters.
+
+    ``backend=None`` follows the named ``arrays`` (NumPy when none is an array); an explicit
+    ``backend`` must agree with them (a torch tensor cannot be made NumPy silently: it may carry
+    gradients). The device is ``device`` when given, else the first torch array's; NumPy has none.
+    """
+    xp = xp_of(**arrays)
+    if backend is not None:
+        wanted = namespace(backend)
+        if wanted is np and xp is torch:
+            names = ", ".join(n for n, v in arrays.items() if is_torch(v))
+            raise TypeError(f"backend='numpy' but {names} is a torch tensor; pass backend='torch' or None")
+        xp = wanted
+    if xp is np:
+        if device is not None and str(device) != "cpu":
+            raise ValueError(f"device must be None (or 'cpu') for the NumPy backend, got {device!r}")
+        return np, None
+    if device is None:
+        device = next((v.device for v in arrays.values() if is_torch(v)), None)
+    return torch, device
 
 
-def asarray(value: Any, xp: ModuleType, *, dtype: Any = None, like: Array | None = None) -> Array:
-    """Convert ``value`` (array, list, range or scalar) to ``xp``, on ``like``'s device when torch."""
+def asarray(value: Any, xp: ModuleType, *, dtype: Any = None, like: Array | None = None, device: Any = None) -> Array:
+    """Convert ``value`` (array, list, range or scalar) to ``xp``, on ``device`` (or ``like``'s) when torch."""
     if xp is np:
         return np.asarray(value, dtype=dtype)
-    device = like.device if like is not None and is_torch(like) else None
+    if device is None and like is not None and is_torch(like):
+        device = like.device
     if isinstance(value, range):
         value = list(value)
     if is_torch(value):
@@ -84,9 +105,9 @@ def asarray(value: Any, xp: ModuleType, *, dtype: Any = None, like: Array | None
     return torch.as_tensor(value, dtype=dtype, device=device)
 
 
-def to_float(value: Any, xp: ModuleType, *, like: Array | None = None) -> Array:
-    """``value`` as a float64 array of ``xp`` (on ``like``'s device)."""
-    return asarray(value, xp, dtype=xp.float64, like=like)
+def to_float(value: Any, xp: ModuleType, *, like: Array | None = None, device: Any = None) -> Array:
+    """``value`` as a float64 array of ``xp`` (on ``device``, or ``like``'s device)."""
+    return asarray(value, xp, dtype=xp.float64, like=like, device=device)
 
 
 def arange(n: int, xp: ModuleType, *, dtype: Any = None, device: Any = None) -> Array:

@@ -16,7 +16,7 @@ Conventions of the published code (tests/test_reference.py compares with both):
   the two differ by −m_h·i, a constant per query row, which softmax ignores. It also computes the
   slopes in float32 (relative error up to ~10⁻⁵ for ~1000 heads); poslib's are float64.
 * x-transformers' ``AlibiPositionalBias(i, j)`` places the i queries at the end of the j keys,
-  as :func:`alibi_bias` does, and is equal to it.
+  as every poslib bias builder does (:mod:`poslib.attn`), and is equal to :func:`alibi_bias`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._backend import Array, Backend, check_positive_int, namespace
-from .attention import mask_future, relative_distance
+from ._backend import Array, Backend, check_positive_int, select, to_float, xp_of
+from .attn import _relative_distance, mask_future
 
 __all__ = ["alibi_bias", "alibi_slopes"]
 
@@ -36,17 +36,19 @@ def _power_of_two_slopes(n: int) -> list[float]:
     return [start**h for h in range(1, n + 1)]
 
 
-def alibi_slopes(n_heads: int, *, backend: Backend = "numpy", device: Any = None) -> Array:
-    """The paper's slope per head, float64, shape ``(n_heads,)``."""
+def _slopes(n_heads: int) -> list[float]:
     check_positive_int("n_heads", n_heads)
     p = 2 ** math.floor(math.log2(n_heads))
     slopes = _power_of_two_slopes(p)
-    if p < n_heads:
+    if p < n_heads:  # the odd-indexed slopes of 2p heads fill the rest
         slopes += _power_of_two_slopes(2 * p)[0::2][: n_heads - p]
-    xp = namespace(backend)
-    return (
-        xp.asarray(slopes, dtype=xp.float64) if device is None else xp.asarray(slopes, dtype=xp.float64, device=device)
-    )
+    return slopes
+
+
+def alibi_slopes(n_heads: int, *, backend: Backend = "numpy", device: Any = None) -> Array:
+    """The paper's slope per head, float64, shape ``(n_heads,)``."""
+    xp, device = select(backend, device)
+    return to_float(_slopes(n_heads), xp, device=device)
 
 
 def alibi_bias(
@@ -54,14 +56,17 @@ def alibi_bias(
     q_len: int,
     k_len: int | None = None,
     *,
-    causal: bool = True,
-    backend: Backend = "numpy",
+    causal: bool = False,
+    backend: Backend | None = None,
     device: Any = None,
 ) -> Array:
-    """ALiBi bias ``(n_heads, q_len, k_len)``: −m_h·|i − j|, with −inf on future keys when ``causal``."""
-    xp = namespace(backend)
-    distance = xp.abs(relative_distance(q_len, k_len, backend=backend, device=device))
-    bias = -alibi_slopes(n_heads, backend=backend, device=device)[:, None, None] * distance
+    """ALiBi bias ``(n_heads, q_len, k_len)``: −m_h·|i − j|, with −inf on future keys when ``causal``.
+
+    Queries are the last q_len of k_len positions (:mod:`poslib.attn`); ``backend=None`` means NumPy.
+    """
+    xp, device = select(backend, device)
+    distance = xp.abs(_relative_distance(q_len, k_len, xp, device))
+    bias = -to_float(_slopes(n_heads), xp, device=device)[:, None, None] * distance
     return mask_future(bias) if causal else bias
 
 
@@ -76,8 +81,6 @@ def alibi_receptive_field(slopes: Array, mass: float = 0.9, *, length: int | Non
     """
     if isinstance(mass, bool) or not isinstance(mass, (int, float)) or not 0 < mass < 1:
         raise ValueError(f"mass must be a number strictly between 0 and 1, got {mass!r}")
-    from ._backend import to_float, xp_of  # local: keeps this addition self-contained
-
     if length is not None:
         check_positive_int("length", length)
     xp = xp_of(slopes=slopes)

@@ -6,15 +6,16 @@ With Q_c, K_c the content projections and Q_r = P W_{q,r}, K_r = P W_{k,r}, for
 query i and key j (the notebooks write m, n)::
 
     δ(i, j) = clip(i − j + κ, 0, 2κ − 1)                 (query − key, clipped at ±κ; rows 0 … 2κ − 1)
-    Ã_ij = Q_c,i · K_c,j        content → content  (c2c)
-         + Q_c,i · K_r,δ(i,j)   content → position (c2p)
-         + K_c,j · Q_r,δ(j,i)   position → content (p2c)
+    Ã_ij = Q_c,i · K_c,j        content → content  (c2c, term "content-content")
+         + Q_c,i · K_r,δ(i,j)   content → position (c2p, term "content-position")
+         + K_c,j · Q_r,δ(j,i)   position → content (p2c, term "position-content")
     A = softmax(Ã / √(3d))                               (three terms, so 3d, not d)
 
 DeBERTa-v2/v3 bucket the relative position logarithmically beyond
 ``bucket_size/2`` (:func:`deberta_relative_position`). Absolute positions come
 back only at the end, in the enhanced mask decoder. Sign convention:
-query − key, the opposite of T5.
+query − key, the opposite of T5. With fewer queries than keys the queries are the last
+q_len positions, as everywhere in poslib (:mod:`poslib.attn`).
 """
 
 from __future__ import annotations
@@ -22,19 +23,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 
-from ._backend import Array, Backend, arange, check_choice, check_positive_int, is_torch, namespace, xp_of
+from ._backend import Array, Backend, arange, cast, check_choice, check_positive_int, select, to_float, xp_of
 from ._buckets import exact_log_steps
-from .attention import relative_distance
+from .attn import _relative_distance
 
 __all__ = [
     "DebertaRelativeScores",
     "deberta_delta",
     "deberta_log_bucket",
     "deberta_relative_position",
+    "deberta_score_terms",
     "deberta_scores",
 ]
 
@@ -55,13 +56,13 @@ def deberta_log_bucket(relative_position: Array, bucket_size: int, max_position:
     if max_position - 1 <= mid:
         raise ValueError(f"max_position ({max_position}) must exceed bucket_size/2 + 1 ({mid + 1})")
     xp = xp_of(relative_position=relative_position)
-    rel = relative_position.double() if is_torch(relative_position) else np.asarray(relative_position, np.float64)
+    rel = to_float(relative_position, xp)
     sign = xp.sign(rel)
     # |r| < mid is replaced by mid only to keep the log finite and positive: those entries use r itself below
     abs_pos = xp.where((rel < mid) & (rel > -mid), xp.full_like(rel, mid), xp.abs(rel))
     log_pos = exact_log_steps(abs_pos, mid, max_position - 1, mid - 1, "ceil") + mid
     out = xp.where(abs_pos <= mid, rel, log_pos * sign)
-    return out.long() if is_torch(out) else out.astype(np.int64)
+    return cast(out, xp.int64)
 
 
 def deberta_relative_position(
@@ -73,9 +74,14 @@ def deberta_relative_position(
     backend: Backend = "numpy",
     device: Any = None,
 ) -> Array:
-    """Integer ``query − key`` matrix ``(q_len, k_len)``, log-bucketed when bucket_size > 0 and max_position > 0."""
-    xp = namespace(backend)
-    rel = -relative_distance(q_len, k_len, queries_at_end=False, dtype=xp.int64, backend=backend, device=device)
+    """Integer ``query − key`` matrix ``(q_len, k_len)``, log-bucketed when bucket_size > 0 and max_position > 0.
+
+    The queries are the last q_len of k_len positions (:mod:`poslib.attn`). Hugging Face's
+    ``build_relative_position(q, k)`` puts them at 0 … q − 1: the first q rows of the square
+    matrix of max(q, k).
+    """
+    xp, device = select(backend, device)
+    rel = -_relative_distance(q_len, k_len, xp, device, dtype=xp.int64)
     if bucket_size > 0 and max_position > 0:
         rel = deberta_log_bucket(rel, bucket_size, max_position)
     return rel
@@ -89,47 +95,46 @@ def deberta_delta(relative_position: Array, att_span: int) -> Array:
 
 
 def deberta_scores(
-    q_c: Array,
-    k_c: Array,
-    q_r: Array,
-    k_r: Array,
-    *,
-    relative_position: Array | None = None,
-    p2c_index: str = "paper",
-    return_terms: bool = False,
-) -> Any:
+    q_c: Array, k_c: Array, q_r: Array, k_r: Array, *, relative_position: Array | None = None, p2c_index: str = "paper"
+) -> Array:
     """Disentangled scores (c2c + c2p + p2c) / √(3d), shape ``(..., q_len, k_len)``.
 
     ``q_c`` ``(..., q_len, d)``, ``k_c`` ``(..., k_len, d)``; ``q_r``, ``k_r``
     ``(2κ, d)``: projected relative embeddings (κ = att_span = rows / 2).
-    ``relative_position`` defaults to plain query − key. With
-    ``return_terms=True`` returns ``(scores, {"c2c", "c2p", "p2c"})``, the terms unscaled.
+    ``relative_position`` defaults to plain query − key. The three terms, unscaled, come
+    from :func:`deberta_score_terms`.
 
     ``p2c_index`` picks the row of Q_r that position→content reads: ``"paper"``
     is δ(j, i) as in the paper's equation; ``"code"`` is δ(i, j), what the
     attention code of Hugging Face's DeBERTa/DeBERTa-v2 (ported from
     microsoft/DeBERTa) works out to. Use ``"code"`` to reproduce weights trained there.
     """
+    terms = deberta_score_terms(q_c, k_c, q_r, k_r, relative_position=relative_position, p2c_index=p2c_index)
+    return sum(terms.values()) / math.sqrt(3 * q_c.shape[-1])  # Ã / √(3d)
+
+
+def deberta_score_terms(
+    q_c: Array, k_c: Array, q_r: Array, k_r: Array, *, relative_position: Array | None = None, p2c_index: str = "paper"
+) -> dict[str, Array]:
+    """The three unscaled terms of :func:`deberta_scores`: "content-content", "content-position", "position-content"."""
     check_choice("p2c_index", p2c_index, ("paper", "code"))
-    xp = xp_of(q_c=q_c, k_c=k_c, q_r=q_r, k_r=k_r, relative_position=relative_position)
+    xp, device = select(None, None, q_c=q_c, k_c=k_c, q_r=q_r, k_r=k_r, relative_position=relative_position)
     if q_r.shape != k_r.shape or q_r.shape[0] % 2:
         raise ValueError(f"q_r and k_r must both have shape (2k, d), got {tuple(q_r.shape)} and {tuple(k_r.shape)}")
     d = q_c.shape[-1]
     if k_c.shape[-1] != d or q_r.shape[-1] != d:
         raise ValueError("q_c, k_c, q_r and k_r must share their last dimension d")
     q_len, k_len, span = q_c.shape[-2], k_c.shape[-2], q_r.shape[0] // 2
-    backend: Backend = "torch" if xp is torch else "numpy"
-    device = q_c.device if is_torch(q_c) else None
     if relative_position is None:
-        relative_position = deberta_relative_position(q_len, k_len, backend=backend, device=device)
+        relative_position = -_relative_distance(q_len, k_len, xp, device, dtype=xp.int64)  # query − key
     rows = arange(q_len, xp, dtype=xp.int64, device=device)[:, None]
     cols = arange(k_len, xp, dtype=xp.int64, device=device)[None, :]
-    c2c = q_c @ xp.swapaxes(k_c, -1, -2)
-    c2p = (q_c @ xp.swapaxes(k_r, -1, -2))[..., rows, deberta_delta(relative_position, span)]
     p2c_rel = -relative_position if p2c_index == "paper" else relative_position
-    p2c = (k_c @ xp.swapaxes(q_r, -1, -2))[..., cols, deberta_delta(p2c_rel, span)]
-    scores = (c2c + c2p + p2c) / math.sqrt(3 * d)
-    return (scores, {"c2c": c2c, "c2p": c2p, "p2c": p2c}) if return_terms else scores
+    return {
+        "content-content": q_c @ xp.swapaxes(k_c, -1, -2),  # Q_c,i · K_c,j
+        "content-position": (q_c @ xp.swapaxes(k_r, -1, -2))[..., rows, deberta_delta(relative_position, span)],
+        "position-content": (k_c @ xp.swapaxes(q_r, -1, -2))[..., cols, deberta_delta(p2c_rel, span)],
+    }
 
 
 class DebertaRelativeScores(nn.Module):

@@ -29,8 +29,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._backend import Array, Backend, arange, cast, check_positive, is_torch, namespace, to_float, xp_of
-from .attention import mask_future
+from ._backend import Array, Backend, arange, asarray, cast, check_positive, is_torch, select, to_float, xp_of
+from .attn import _relative_distance, mask_future
 
 __all__ = ["FireBias", "fire_bias", "fire_inputs", "fire_weights_from_bias"]
 
@@ -50,53 +50,51 @@ def fire_inputs(
     *,
     c: Any = 1.0,
     L: Any = 64.0,
-    backend: Backend = "numpy",
+    backend: Backend | None = None,
     device: Any = None,
 ) -> Array:
     """The MLP's input u_ij = ψ(i − j) / ψ(max(L, i)), ψ(x) = log(c·x + 1), shape ``(q_len, k_len)``, float64.
 
-    Queries are the last q_len of k_len positions (a KV cache), as in
-    :func:`poslib.relative_distance`; future keys (j > i) get u = 0 (a causal
-    bias masks them). ``c`` and ``L`` may be tensors with gradients (the backend
-    then follows them).
+    Queries are the last q_len of k_len positions (a KV cache, :mod:`poslib.attn`); future
+    keys (j > i) get u = 0 (a causal bias masks them). ``c`` and ``L`` may be tensors with
+    gradients: ``backend=None`` follows them (NumPy for plain numbers).
     """
     _check_c_L(c, L)
-    xp_of(c=c, L=L)  # TypeError when NumPy and torch are mixed
-    if is_torch(c) or is_torch(L):
-        backend = "torch"
-        device = c.device if is_torch(c) else L.device
-    xp = namespace(backend)
-    k_len = q_len if k_len is None else k_len
-    from .attention import relative_distance
+    return _fire_inputs(q_len, k_len, c, L, *select(backend, device, c=c, L=L))
 
-    rel = relative_distance(q_len, k_len, backend=backend, device=device)  # j − i
+
+def _fire_inputs(q_len: int, k_len: int | None, c: Any, L: Any, xp: Any, device: Any) -> Array:
+    k_len = q_len if k_len is None else k_len
+    rel = _relative_distance(q_len, k_len, xp, device)  # j − i
     distance = xp.maximum(-rel, xp.zeros_like(rel))
     i = arange(q_len, xp, device=device) + (k_len - q_len)
     c_, L_ = to_float(c, xp, like=rel), to_float(L, xp, like=rel)
     # ψ(max(L, i)) ≥ ψ(L) > 0: never a division by zero, even at the first position
     denominator = xp.log(c_ * xp.maximum(i, L_ + xp.zeros_like(i)) + 1)
-    return xp.log(c_ * distance + 1) / denominator[:, None]
+    return xp.log(c_ * distance + 1) / denominator[:, None]  # ψ(i − j) / ψ(max(L, i))
 
 
 def fire_bias(
-    q_len: int,
-    k_len: int | None,
     w1: Array,
     b1: Array,
     w2: Array,
     b2: Array,
+    q_len: int,
+    k_len: int | None = None,
     *,
     c: Any = 1.0,
     L: Any = 64.0,
-    causal: bool = True,
+    causal: bool = False,
+    backend: Backend | None = None,
+    device: Any = None,
 ) -> Array:
     """FIRE bias ``(n_heads, q_len, k_len)``: b_h(i, j) = f_θ(u_ij)_h with u from :func:`fire_inputs`.
 
     f_θ(u) = W₂ · ReLU(u·w₁ + b₁) + b₂ with ``w1``, ``b1`` of shape ``(hidden,)``,
-    ``w2`` ``(n_heads, hidden)`` and ``b2`` ``(n_heads,)``; the backend and the
-    dtype follow ``w1``. With ``causal`` future keys are −inf.
+    ``w2`` ``(n_heads, hidden)`` and ``b2`` ``(n_heads,)``; ``backend=None`` follows the
+    weights, and the dtype follows ``w1``. With ``causal`` future keys are −inf.
     """
-    xp = xp_of(w1=w1, b1=b1, w2=w2, b2=b2)
+    xp, device = select(backend, device, w1=w1, b1=b1, w2=w2, b2=b2)
     if w1.ndim != 1 or b1.shape != w1.shape:
         raise ValueError(f"w1 and b1 must both have shape (hidden,), got {tuple(w1.shape)} and {tuple(b1.shape)}")
     if w2.ndim != 2 or w2.shape[1] != w1.shape[0] or b2.shape != (w2.shape[0],):
@@ -104,12 +102,12 @@ def fire_bias(
             f"w2 must have shape (n_heads, hidden={w1.shape[0]}) and b2 (n_heads,), "
             f"got {tuple(w2.shape)} and {tuple(b2.shape)}"
         )
-    backend: Backend = "torch" if xp is torch else "numpy"
-    u = fire_inputs(q_len, k_len, c=c, L=L, backend=backend, device=w1.device if is_torch(w1) else None)
-    u = cast(u, w1.dtype)
-    hidden = xp.maximum(u[..., None] * w1 + b1, xp.zeros_like(b1))  # (q, k, hidden)
-    out = hidden @ w2.T + b2  # (q, k, n_heads)
-    bias = xp.moveaxis(out, -1, 0) if xp is np else out.permute(2, 0, 1)
+    w1, b1, w2, b2 = (asarray(a, xp, device=device) for a in (w1, b1, w2, b2))
+    _check_c_L(c, L)
+    xp_of(c=c, L=L, w1=w1)  # TypeError when NumPy and torch are mixed
+    u = cast(_fire_inputs(q_len, k_len, c, L, xp, device), w1.dtype)
+    hidden = xp.maximum(u[..., None] * w1 + b1, xp.zeros_like(b1))  # ReLU(u·w₁ + b₁), (q, k, hidden)
+    bias = xp.moveaxis(hidden @ w2.T + b2, -1, 0)  # W₂·hidden + b₂, heads first
     return mask_future(bias) if causal else bias
 
 
@@ -156,7 +154,9 @@ def _inverse_softplus(y: float) -> torch.Tensor:
 
 
 class FireBias(nn.Module):
-    """Trainable FIRE bias with learnable c and L; ``forward(q_len, k_len)`` → ``(n_heads, q_len, k_len)``.
+    """Trainable FIRE bias with learnable c and L.
+
+    ``forward(q_len, k_len=None, *, causal=False)`` → ``(n_heads, q_len, k_len)``.
 
     c and L are stored unconstrained and mapped through softplus so they stay positive
     while training. f_θ is ``nn.Linear(1, hidden)`` → ReLU → ``nn.Linear(hidden, n_heads)``
@@ -188,9 +188,9 @@ class FireBias(nn.Module):
             "L": L.item(),
         }
 
-    def forward(self, q_len: int, k_len: int | None = None, *, causal: bool = True) -> torch.Tensor:
+    def forward(self, q_len: int, k_len: int | None = None, *, causal: bool = False) -> torch.Tensor:
         c, L = self.c_L()
         w = self.mlp_in.weight[:, 0]
         return fire_bias(
-            q_len, k_len, w, self.mlp_in.bias, self.mlp_out.weight, self.mlp_out.bias, c=c, L=L, causal=causal
+            w, self.mlp_in.bias, self.mlp_out.weight, self.mlp_out.bias, q_len, k_len, c=c, L=L, causal=causal
         )

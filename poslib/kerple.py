@@ -17,8 +17,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ._backend import Array, Backend, check_choice, is_torch, namespace, to_float, xp_of
-from .attention import mask_future, relative_distance
+from ._backend import Array, Backend, check_choice, select, to_float
+from .attn import _relative_distance, mask_future
 
 __all__ = ["KerpleBias", "kerple_bias"]
 
@@ -26,34 +26,39 @@ KINDS = ("power", "log")
 
 
 def kerple_bias(
-    q_len: int, k_len: int, r1: Any, r2: Any, *, kind: str = "log", causal: bool = False, backend: Backend = "numpy"
+    r1: Any,
+    r2: Any,
+    q_len: int,
+    k_len: int | None = None,
+    *,
+    kind: str = "log",
+    causal: bool = False,
+    backend: Backend | None = None,
+    device: Any = None,
 ) -> Array:
-    """KERPLE bias ``(q_len, k_len)``, or ``(n_heads, q_len, k_len)`` when r1/r2 are per-head arrays.
+    """KERPLE bias ``(n_heads, q_len, k_len)``, one head per entry of r1/r2 (a scalar pair is one head).
 
-    r1 and r2 may be tensors with gradients (the backend then follows them).
+    r1 and r2 are numbers or per-head arrays ``(n_heads,)``, possibly tensors with gradients:
+    ``backend=None`` follows them (NumPy for plain numbers), and the distances go to their
+    device. Queries are the last q_len of k_len positions (:mod:`poslib.attn`).
     """
     check_choice("kind", kind, KINDS)
-    xp = xp_of(r1=r1, r2=r2)
-    if is_torch(r1) or is_torch(r2):
-        backend = "torch"
-    xp = namespace(backend)
-    # The distances (and a scalar r1 or r2) go to the device of the tensor parameters, not the CPU.
-    like = r1 if is_torch(r1) else (r2 if is_torch(r2) else None)
-    device = like.device if like is not None else None
-    r1, r2 = to_float(r1, xp, like=like), to_float(r2, xp, like=like)
+    xp, device = select(backend, device, r1=r1, r2=r2)
+    r1, r2 = to_float(r1, xp, device=device), to_float(r2, xp, device=device)
     if bool((r1 <= 0).any()) or bool((r2 <= 0).any()):
         raise ValueError("r1 and r2 must be positive")
     if kind == "power" and bool((r2 > 2).any()):
         raise ValueError("r2 must be in (0, 2] for kind='power' (the kernel is then conditionally positive definite)")
-    distance = xp.abs(relative_distance(q_len, k_len, backend=backend, device=device))
-    if r1.ndim:  # one value per head
-        r1, r2 = r1[:, None, None], (r2[:, None, None] if r2.ndim else r2)
-    elif r2.ndim:
-        r2 = r2[:, None, None]
+    for name, r in (("r1", r1), ("r2", r2)):
+        if r.ndim > 1:
+            raise ValueError(f"{name} must be a number or have shape (n_heads,), got shape {tuple(r.shape)}")
+    # (n_heads, 1, 1) against (q_len, k_len): a scalar is one head
+    r1, r2 = r1.reshape(-1, 1, 1), r2.reshape(-1, 1, 1)
+    distance = xp.abs(_relative_distance(q_len, k_len, xp, device))
     if kind == "power":
-        bias = -r1 * distance**r2
+        bias = -r1 * distance**r2  # −r₁·|i − j|^r₂
     else:
-        bias = -r1 * xp.log(1 + r2 * distance)
+        bias = -r1 * xp.log(1 + r2 * distance)  # −r₁·log(1 + r₂·|i − j|)
     return mask_future(bias) if causal else bias
 
 
@@ -63,7 +68,9 @@ def _inverse_softplus(y: float) -> float:
 
 
 class KerpleBias(nn.Module):
-    """Trainable KERPLE bias with one (r₁, r₂) per head; ``forward(q_len, k_len)`` → ``(n_heads, q_len, k_len)``.
+    """Trainable KERPLE bias with one (r₁, r₂) per head.
+
+    ``forward(q_len, k_len=None, *, causal=False)`` → ``(n_heads, q_len, k_len)``.
 
     The parameters are stored unconstrained and mapped through softplus (and,
     for ``power``, clamped to r₂ ≤ 2) so they stay valid while training.
@@ -86,4 +93,4 @@ class KerpleBias(nn.Module):
 
     def forward(self, q_len: int, k_len: int | None = None, *, causal: bool = False) -> torch.Tensor:
         r1, r2 = self.r1_r2()
-        return kerple_bias(q_len, k_len or q_len, r1, r2, kind=self.kind, causal=causal).to(self.raw_r1.dtype)
+        return kerple_bias(r1, r2, q_len, k_len, kind=self.kind, causal=causal).to(self.raw_r1.dtype)

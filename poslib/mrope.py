@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from ._backend import Array, check_choice, is_torch, to_float, xp_of
-from .rope import LAYOUTS, _cos, _rotate_pairs, _sin, apply_rope, rope_angles
+from .rope import LAYOUTS, _rotate_pairs, apply_rope, rope_angles
 
 __all__ = ["apply_mrope", "apply_rope_2d", "mrope_axis_of_pair"]
 
@@ -113,7 +113,7 @@ def apply_mrope(
     lead = np.broadcast_shapes(*(tuple(p.shape[:-1]) for p in parts))
     parts = [xp.broadcast_to(p, (*lead, p.shape[-1])) for p in parts]
     angles = torch.cat(parts, dim=-1) if xp is torch else np.concatenate(parts, axis=-1)
-    return _rotate_pairs(x, _cos(angles), _sin(angles), layout)
+    return _rotate_pairs(x, xp.cos(angles), xp.sin(angles), layout)
 
 
 def apply_rope_2d(x: Array, rows: Array, cols: Array, inv_freq: Array, *, layout: str = "interleaved") -> Array:

@@ -164,8 +164,8 @@ def yarn_ramp(
     head_dim: int,
     base: float,
     original_max_position_embeddings: int,
-    beta_fast: float = 32.0,
-    beta_slow: float = 1.0,
+    beta_fast: float = 32.0,  # pairs turning more than beta_fast times over L keep θ_i
+    beta_slow: float = 1.0,  # pairs turning fewer than beta_slow times are fully interpolated
     *,
     truncate: bool = True,
     backend: Backend = "numpy",

@@ -39,6 +39,7 @@ from ._backend import (
     check_positive_int,
     is_torch,
     namespace,
+    select,
     to_float,
     xp_of,
 )
@@ -56,11 +57,14 @@ LAYOUTS = ("interleaved", "concat")
 
 def sinusoidal_frequencies(dim: int, base: float = 10000.0, *, backend: Backend = "numpy", device: Any = None) -> Array:
     """Angular frequencies ω_i = base^(−2i/dim) for i = 0 … dim/2 − 1 (float64)."""
+    return _frequencies(dim, base, *select(backend, device))
+
+
+def _frequencies(dim: int, base: float, xp: Any, device: Any) -> Array:
     check_even("dim", dim)
     check_positive("base", base)
-    xp = namespace(backend)
     two_i = arange(dim // 2, xp, device=device) * 2
-    return xp.exp(-two_i / dim * math.log(base))
+    return xp.exp(-two_i / dim * math.log(base))  # ω_i = base^(−2i/dim)
 
 
 def _interleave_or_concat(sin: Array, cos: Array, layout: str) -> Array:
@@ -82,9 +86,7 @@ def sinusoidal_encode(positions: Array, dim: int, base: float = 10000.0, *, layo
     check_choice("layout", layout, LAYOUTS)
     xp = xp_of(positions=positions)
     p = to_float(positions, xp)
-    freqs = sinusoidal_frequencies(
-        dim, base, backend="torch" if is_torch(p) else "numpy", device=p.device if is_torch(p) else None
-    )
+    freqs = _frequencies(dim, base, xp, p.device if is_torch(p) else None)
     angles = p[..., None] * freqs  # angle = p · ω_i, always float64
     return _interleave_or_concat(xp.sin(angles), xp.cos(angles), layout)
 

@@ -4,10 +4,12 @@ Start from absolute encodings: with token embedding E_x and position vector U,
 (E_{x_i} + U_i)ᵀ W_qᵀ W_k (E_{x_j} + U_j) expands into four terms
 (:func:`absolute_score_terms`). Transformer-XL rewrites each of them:
 
-    A_ij = q_iᵀ k_j                (a) content–content
-         + q_iᵀ W_{k,R} R_{i−j}    (b) content–position: relative sinusoid R, its own projection
-         + uᵀ k_j                  (c) global content bias (u replaces U_iᵀ W_qᵀ: the same for every query)
-         + vᵀ W_{k,R} R_{i−j}      (d) global position bias
+    A_ij = q_iᵀ k_j                (a) "content-content"
+         + q_iᵀ W_{k,R} R_{i−j}    (b) "content-position": relative sinusoid R, its own projection
+         + uᵀ k_j                  (c) "bias-content": u replaces U_iᵀ W_qᵀ, the same for every query
+         + vᵀ W_{k,R} R_{i−j}      (d) "bias-position": the global position bias
+
+(Every score-terms function in poslib names its terms "<query side>-<key side>".)
 
 with q_i = W_q E_{x_i}, k_j = W_{k,E} E_{x_j}. (One source document writes
 this as QᵢᵀKⱼ + uᵀR + vᵀR: that drops q_i from term (b), drops k_j from (c)
@@ -25,7 +27,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+from ._backend import Array, Backend, arange, check_positive_int, namespace, select, xp_of
+from .attn import _relative_distance
 from .sinusoidal import sinusoidal_encode
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "absolute_score_terms",
     "transformer_xl_encodings",
     "transformer_xl_offsets",
+    "transformer_xl_score_terms",
     "transformer_xl_scores",
 ]
 
@@ -78,33 +82,37 @@ def transformer_xl_encodings(
     return sinusoidal_encode(offsets, dim, base, layout="concat")
 
 
-def transformer_xl_scores(q: Array, k: Array, r: Array, u: Array, v: Array, *, return_terms: bool = False) -> Any:
+def transformer_xl_scores(q: Array, k: Array, r: Array, u: Array, v: Array) -> Array:
     """A_ij = (a) + (b) + (c) + (d) above, unscaled, shape ``(..., q_len, k_len)``.
 
     ``q`` ``(..., q_len, d)``, ``k`` ``(..., k_len, d)``, ``r`` the *projected*
     encodings W_{k,R} R for every offset of :func:`transformer_xl_offsets`
-    ``(q_len + k_len − 1, d)``, ``u`` and ``v`` ``(d,)``. With ``return_terms``
-    returns ``(scores, {"a", "b", "c", "d"})``.
+    ``(q_len + k_len − 1, d)``, ``u`` and ``v`` ``(d,)``. The four terms come from
+    :func:`transformer_xl_score_terms`.
     """
-    xp = xp_of(q=q, k=k, r=r, u=u, v=v)
+    terms = transformer_xl_score_terms(q, k, r, u, v)
+    return terms["content-content"] + terms["content-position"] + terms["bias-content"] + terms["bias-position"]
+
+
+def transformer_xl_score_terms(q: Array, k: Array, r: Array, u: Array, v: Array) -> dict[str, Array]:
+    """The four unscaled terms (a)–(d) of :func:`transformer_xl_scores`, each ``(..., q_len, k_len)``.
+
+    Keys: "content-content", "content-position", "bias-content", "bias-position".
+    """
+    xp, device = select(None, None, q=q, k=k, r=r, u=u, v=v)
     q_len, k_len, d = q.shape[-2], k.shape[-2], q.shape[-1]
     if r.shape != (q_len + k_len - 1, d):
         raise ValueError(f"r must have shape (q_len + k_len - 1, d) = {(q_len + k_len - 1, d)}, got {tuple(r.shape)}")
     if k.shape[-1] != d or u.shape != (d,) or v.shape != (d,):
         raise ValueError("q, k, r must share their last dimension d, and u, v must have shape (d,)")
-    device = q.device if is_torch(q) else None
-    i = arange(q_len, xp, dtype=xp.int64, device=device)[:, None] + (k_len - q_len)
-    j = arange(k_len, xp, dtype=xp.int64, device=device)[None, :]
-    row = i - j + (q_len - 1)  # index of offset i − j in r
+    row = -_relative_distance(q_len, k_len, xp, device, dtype=xp.int64) + (q_len - 1)  # index of offset i − j in r
     rows = arange(q_len, xp, dtype=xp.int64, device=device)[:, None]
-    terms = {
-        "a": q @ xp.swapaxes(k, -1, -2),
-        "b": (q @ xp.swapaxes(r, -1, -2))[..., rows, row],
-        "c": xp.broadcast_to((k @ u)[..., None, :], (*k.shape[:-2], q_len, k_len)),
-        "d": (r @ v)[row],
+    return {
+        "content-content": q @ xp.swapaxes(k, -1, -2),  # (a) q_iᵀ k_j
+        "content-position": (q @ xp.swapaxes(r, -1, -2))[..., rows, row],  # (b) q_iᵀ W_{k,R} R_{i−j}
+        "bias-content": xp.broadcast_to((k @ u)[..., None, :], (*k.shape[:-2], q_len, k_len)),  # (c) uᵀ k_j
+        "bias-position": (r @ v)[row],  # (d) vᵀ W_{k,R} R_{i−j}
     }
-    scores = terms["a"] + terms["b"] + terms["c"] + terms["d"]
-    return (scores, terms) if return_terms else scores
 
 
 class TransformerXLRelativeScores(nn.Module):

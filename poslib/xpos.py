@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from ._backend import Array, check_positive, is_torch, to_float, xp_of
-from .rope import _check_inputs, _cos, _rotate_pairs, _sin, rope_angles
+from .rope import _check_positions, _rotate_pairs, rope_cos_sin
 
 __all__ = ["apply_xpos", "xpos_scale", "xpos_zeta"]
 
@@ -95,7 +95,7 @@ def apply_xpos(
     it is. Raises ``ValueError`` when a position is too far from ``centre`` for ``x``'s dtype (see the
     module docstring); rotary-embedding-torch's ``xpos`` corresponds to ``centre = seq_len // 2``.
     """
-    _check_inputs(x, positions, inv_freq, layout)
+    _check_positions(x, positions, inv_freq, layout, None)
     check_positive("scale_base", scale_base)
     check_positive("gamma", gamma)
     xp = xp_of(x=x)
@@ -103,6 +103,6 @@ def apply_xpos(
     inv_freq = to_float(inv_freq, xp, like=x if is_torch(x) else None)
     if int(np.prod(x.shape)):  # an empty x scales nothing, whatever its positions
         _check_range(positions, x.shape[-1], scale_base, gamma, centre, x.dtype)
-    angles = rope_angles(positions, inv_freq)
+    cos, sin = rope_cos_sin(positions, inv_freq)
     scale = xpos_scale(positions, x.shape[-1], scale_base=scale_base, gamma=gamma, is_key=is_key, centre=centre)
-    return _rotate_pairs(x, scale * _cos(angles), scale * _sin(angles), layout)
+    return _rotate_pairs(x, scale * cos, scale * sin, layout)

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import poslib as P
+from poslib import teaching
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((2, 3, 6, 16))
@@ -109,16 +110,20 @@ CASES = [
         lambda: P.sinusoidal_shift_matrix(3, 8, backend="torch"),
     ),
     ("alibi_slopes", lambda: P.alibi_slopes(12), lambda: P.alibi_slopes(12, backend="torch")),
-    ("alibi_bias", lambda: P.alibi_bias(6, 4, 7), lambda: P.alibi_bias(6, 4, 7, backend="torch")),
+    (
+        "alibi_bias",
+        lambda: P.alibi_bias(6, 4, 7, causal=True),
+        lambda: P.alibi_bias(6, 4, 7, backend="torch", causal=True),
+    ),
     (
         "kerple_bias",
-        lambda: P.kerple_bias(5, 5, np.array([1.0, 2.0]), 0.5, kind="power"),
-        lambda: P.kerple_bias(5, 5, torch.tensor([1.0, 2.0], dtype=torch.float64), 0.5, kind="power"),
+        lambda: P.kerple_bias(np.array([1.0, 2.0]), 0.5, q_len=5, k_len=5, kind="power"),
+        lambda: P.kerple_bias(torch.tensor([1.0, 2.0], dtype=torch.float64), 0.5, q_len=5, k_len=5, kind="power"),
     ),
     (
         "sandwich_bias",
-        lambda: P.sandwich_bias(5, 6, 16, n_heads=3),
-        lambda: P.sandwich_bias(5, 6, 16, n_heads=3, backend="torch"),
+        lambda: P.sandwich_bias(3, 16, q_len=5, k_len=6),
+        lambda: P.sandwich_bias(3, 16, q_len=5, k_len=6, backend="torch"),
     ),
     (
         "t5_relative_bucket",
@@ -144,6 +149,26 @@ CASES = [
         "transformer_xl_scores",
         lambda: P.transformer_xl_scores(Q, K, R9, Q[0, 0], K[0, 0]),
         lambda: P.transformer_xl_scores(t(Q), t(K), t(R9), t(Q[0, 0]), t(K[0, 0])),
+    ),
+    (
+        "deberta_score_terms",
+        lambda: P.deberta_score_terms(Q, K, Q[0, :4], K[0, :4])["position-content"],
+        lambda: P.deberta_score_terms(t(Q), t(K), t(Q[0, :4]), t(K[0, :4]))["position-content"],
+    ),
+    (
+        "transformer_xl_score_terms",
+        lambda: P.transformer_xl_score_terms(Q, K, R9, Q[0, 0], K[0, 0])["bias-position"],
+        lambda: P.transformer_xl_score_terms(t(Q), t(K), t(R9), t(Q[0, 0]), t(K[0, 0]))["bias-position"],
+    ),
+    (
+        "rope_cos_sin",
+        lambda: np.stack(P.rope_cos_sin(np.arange(6) * 999, F16, attention_factor=1.3)),
+        lambda: torch.stack(P.rope_cos_sin(torch.arange(6) * 999, t(F16), attention_factor=1.3)),
+    ),
+    (
+        "rope_rotate half, partial",
+        lambda: P.rope_rotate(X, *P.rope_cos_sin(np.arange(6) * 7, F16[:6]), layout="half", rotary_dim=12),
+        lambda: P.rope_rotate(t(X), *P.rope_cos_sin(torch.arange(6) * 7, t(F16[:6])), layout="half", rotary_dim=12),
     ),
     (
         "transformer_xl_encodings",
@@ -173,8 +198,8 @@ CASES = [
     ("rope_unseen_angle", lambda: P.rope_unseen_angle(F16, 20, 900), lambda: P.rope_unseen_angle(t(F16), 20, 900)),
     (
         "attention_entropy_vs_length",
-        lambda: P.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4),
-        lambda: P.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4, backend="torch"),
+        lambda: teaching.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4),
+        lambda: teaching.attention_entropy_vs_length([8, 40], 16, score_std=2.0, n_queries=4, backend="torch"),
     ),
     (
         "rope_cache_drift",
@@ -183,8 +208,10 @@ CASES = [
     ),
     (
         "fire_bias",
-        lambda: P.fire_bias(7, 9, R9[0, :4], R9[1, :4], R9[2:5, :4], R9[5, :3], c=0.7, L=5.0),
-        lambda: P.fire_bias(7, 9, *(t(a) for a in (R9[0, :4], R9[1, :4], R9[2:5, :4], R9[5, :3])), c=0.7, L=5.0),
+        lambda: P.fire_bias(R9[0, :4], R9[1, :4], R9[2:5, :4], R9[5, :3], q_len=7, k_len=9, c=0.7, L=5.0, causal=True),
+        lambda: P.fire_bias(
+            *(t(a) for a in (R9[0, :4], R9[1, :4], R9[2:5, :4], R9[5, :3])), q_len=7, k_len=9, c=0.7, L=5.0, causal=True
+        ),
     ),
     (
         "fire_inputs",
@@ -235,7 +262,7 @@ def test_numpy_equals_torch_float32(layout):
 
 
 def test_every_public_function_has_a_backend_case():
-    covered = " ".join(c[0] for c in CASES)
+    covered = {c[0].split()[0] for c in CASES}  # the exact function name that opens each case's label
     skip = {
         "namespace",
         "register_rope_scaling",
@@ -264,3 +291,12 @@ def test_torch_output_stays_on_input_device_and_dtype():
     x = torch.randn(3, 8, dtype=torch.float32)
     y = P.apply_rope(x, torch.arange(3), torch.tensor(F16[:4]))
     assert y.device == x.device and y.dtype == x.dtype
+
+
+THETA = P.rope_frequencies(128)
+
+
+def test_new_functions_follow_torch_inputs():
+    s = torch.tensor(P.alibi_slopes(8))
+    assert isinstance(P.alibi_receptive_field(s), torch.Tensor)
+    assert isinstance(P.rope_unseen_angle(torch.tensor(THETA), 10, 20), torch.Tensor)

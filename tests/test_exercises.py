@@ -83,7 +83,7 @@ def test_checkers_agree_with_poslib() -> None:
     np.testing.assert_allclose(solved("04", "deberta-delta"), P.deberta_delta(np.arange(-6, 7), 4))
     np.testing.assert_allclose(solved("07", "slopes-8"), P.alibi_slopes(8))
     np.testing.assert_allclose(solved("07", "slopes-12"), P.alibi_slopes(12))
-    unit_slope = P.alibi_bias(1, 5)[0] / P.alibi_slopes(1)[0]  # −|i − j| below the diagonal, −inf above
+    unit_slope = P.alibi_bias(1, 5, causal=True)[0] / P.alibi_slopes(1)[0]  # −|i − j| below the diagonal, −inf above
     np.testing.assert_allclose(solved("07", "causal-bias"), 0.5 * unit_slope)
     np.testing.assert_allclose(solved("09", "inv-freq"), P.rope_inv_freq(128, 500_000.0)[0])
     np.testing.assert_allclose(solved("09", "yarn-factor"), P.yarn_attention_factor(4.0))

@@ -21,14 +21,14 @@ from poslib._buckets import _decide, exact_log_steps
     [
         (lambda: P.deberta_log_bucket(np.arange(3), 0, 10), "^bucket_size must"),
         (lambda: P.deberta_log_bucket(np.arange(3), 8, 0), "^max_position must"),
-        (lambda: P.sandwich_bias(3, 3, 8, n_heads=0), "^n_heads must"),
+        (lambda: P.sandwich_bias(0, 8, q_len=3, k_len=3), "^n_heads must"),
         (lambda: P.sinusoidal_encode(np.arange(3), 8, layout="x"), "^layout must"),
         (lambda: P.sinusoidal_table(0, 8), "^n_positions must"),
         (lambda: P.SinusoidalEmbedding(7), "^dim must"),
         (lambda: P.SinusoidalEmbedding(8, base=-1.0), "^base must"),
         (lambda: P.DebertaRelativeScores(8, 0), "^att_span must"),
         (lambda: P.apply_xpos(np.ones((2, 4)), np.arange(2), P.rope_frequencies(4), gamma=0), "^gamma must"),
-        (lambda: P.kerple_bias(3, 3, 1.0, -1.0), "^r1 and r2 must be positive$"),
+        (lambda: P.kerple_bias(1.0, -1.0, q_len=3, k_len=3)[0], "^r1 and r2 must be positive$"),
         (lambda: P.alibi_receptive_field(np.array([0.5]), 0.0), "^mass must"),
         (lambda: P.t5_bias(np.ones(4), 3), r"got \(4,\)"),
         (lambda: P.t5_relative_bucket(np.arange(3), num_buckets=2), "at least 4, got 2"),
@@ -44,7 +44,7 @@ def test_errors_name_their_argument(call, name):
 
 def test_validity_boundaries():
     # r2 = 2 is the largest valid power; partial factor 1 is the whole head; max_distance = max_exact is refused
-    assert np.isfinite(P.kerple_bias(3, 3, 1.0, 2.0, kind="power")).all()
+    assert np.isfinite(P.kerple_bias(1.0, 2.0, q_len=3, k_len=3, kind="power")[0]).all()
     assert len(P.rope_inv_freq(8, 10000.0, {"rope_type": "default", "partial_rotary_factor": 1})[0]) == 4
     with pytest.raises(ValueError, match="max_distance"):
         P.t5_relative_bucket(np.arange(3), bidirectional=False, num_buckets=8, max_distance=4)
@@ -126,20 +126,22 @@ def sandwich_formula(q_len, k_len, dim, n_heads, causal):
 def test_sandwich_bias_is_its_formula(q_len, k_len, causal):
     want = sandwich_formula(q_len, k_len or q_len, 16, 3, causal)
     np.testing.assert_allclose(
-        P.sandwich_bias(q_len, k_len, 16, n_heads=3, causal=causal), want, rtol=1e-12, atol=1e-12
+        P.sandwich_bias(3, 16, q_len=q_len, k_len=k_len, causal=causal), want, rtol=1e-12, atol=1e-12
     )
-    plain = P.sandwich_bias(q_len, k_len, 16)
+    plain = P.sandwich_bias(8, 16, q_len=q_len, k_len=k_len)[0]
     unmasked = sandwich_formula(q_len, k_len or q_len, 16, 1, False)[0] * 8  # no n_heads: no division, no mask
     np.testing.assert_allclose(plain, unmasked, rtol=1e-12, atol=1e-12)
 
 
 def test_kerple_with_a_numpy_and_a_torch_parameter():
     r1, r2 = np.array([1.0, 2.0]), torch.tensor([0.5, 1.5], dtype=torch.float64)
-    got = P.kerple_bias(3, 4, torch.tensor(r1), r2, kind="log")
+    got = P.kerple_bias(torch.tensor(r1), r2, q_len=3, k_len=4, kind="log")
     d = np.abs(np.arange(4)[None] - np.arange(3)[:, None] - 1)
     want = -r1[:, None, None] * np.log(1 + r2.numpy()[:, None, None] * d)
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
-    np.testing.assert_allclose(P.kerple_bias(3, 4, 1.0, r2, kind="log").numpy(), want / r1[:, None, None], rtol=1e-12)
+    np.testing.assert_allclose(
+        P.kerple_bias(1.0, r2, q_len=3, k_len=4, kind="log").squeeze(0).numpy(), want / r1[:, None, None], rtol=1e-12
+    )
 
 
 def test_xpos_range_error_states_the_reach():
@@ -157,7 +159,7 @@ def test_type_checks_cover_every_argument():
         r = torch.ones(4, 4, dtype=torch.float64)
         P.deberta_scores(t, t, r, r, relative_position=np.zeros((3, 3), np.int64))
     with pytest.raises(TypeError, match="mixed"):
-        P.kerple_bias(3, 3, np.array([1.0]), torch.tensor([1.0]))
+        P.kerple_bias(np.array([1.0]), torch.tensor([1.0]), q_len=3, k_len=3)
     with pytest.raises(TypeError, match="positions is numpy"):
         P.rope_angles(np.arange(3), torch.ones(2, dtype=torch.float64))
 
@@ -165,13 +167,15 @@ def test_type_checks_cover_every_argument():
 def test_small_contracts():
     assert P.alibi_slopes(3, backend="torch", device="cpu").dtype == torch.float64
     r = np.ones((4, 4))
-    _, terms = P.deberta_scores(np.ones((3, 4)), np.ones((3, 4)), r, r, return_terms=True)
-    assert set(terms) == {"c2c", "c2p", "p2c"}
+    terms = P.deberta_score_terms(np.ones((3, 4)), np.ones((3, 4)), r, r)
+    assert set(terms) == {"content-content", "content-position", "position-content"}
     module = P.DebertaRelativeScores(8, 2)
     assert module.w_q_r.bias is None and module.w_k_r.bias is None  # projections without bias, as DeBERTa's
     kerple = P.KerpleBias(2, kind="power", r2_init=5.0)
     assert float(kerple.r1_r2()[1].max().detach()) == 2.0  # clamped into the valid range
     assert bool(torch.isinf(kerple(4, causal=True)[:, 0, 1]).all()) and not bool(torch.isinf(kerple(4)).any())
-    assert not np.allclose(P.sandwich_bias(4, 4, 8, base=100.0), P.sandwich_bias(4, 4, 8))
+    assert not np.allclose(
+        P.sandwich_bias(8, 8, q_len=4, k_len=4, base=100.0)[0], P.sandwich_bias(8, 8, q_len=4, k_len=4)[0]
+    )
     with pytest.raises(ValueError, match="at least 2, got 1"):
         P.t5_relative_bucket(np.arange(3), bidirectional=False, num_buckets=1)

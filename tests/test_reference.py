@@ -192,7 +192,9 @@ def test_t5_bias_matches_compute_bias():
     outs, at = REF["t5bias_out"], 0
     for nb, md, bidirectional, q, k in REF["t5bias_cfg"].tolist():
         table = np.arange(nb, dtype=np.float64)[:, None]  # bias = bucket index
-        got = P.t5_bias(table, q, k, bidirectional=bool(bidirectional), max_distance=md).ravel()
+        # compute_bias(q, k) puts the queries at 0 … q − 1: the first q rows and k columns of the square of max(q, k)
+        n = max(q, k)
+        got = P.t5_bias(table, n, n, bidirectional=bool(bidirectional), max_distance=md)[:, :q, :k].ravel()
         np.testing.assert_array_equal(got, outs[at : at + got.size])
         at += got.size
     assert at == outs.size
@@ -213,7 +215,9 @@ def test_deberta_log_buckets_at_every_distance_are_exact(backend):
 def test_deberta_relative_position_matches_build_relative_position():
     outs, at = REF["debrel_out"], 0
     for q, k, bs, mp in REF["debrel_cfg"].tolist():
-        got = P.deberta_relative_position(q, k, bucket_size=bs, max_position=mp).ravel()
+        # build_relative_position(q, k) puts the queries at 0 … q − 1: the top-left block of the square of max(q, k)
+        n = max(q, k)
+        got = P.deberta_relative_position(n, n, bucket_size=bs, max_position=mp)[:q, :k].ravel()
         np.testing.assert_array_equal(got, outs[at : at + got.size])
         at += got.size
     assert at == outs.size

@@ -207,7 +207,7 @@ def test_xpos_scores_do_not_depend_on_a_shared_centre():
 @pytest.mark.parametrize("device", DEVICES)
 def test_kerple_follows_the_device_of_its_parameters(device):
     r1 = torch.tensor([1.0, 2.0], device=device)
-    bias = P.kerple_bias(4, 4, r1, 0.5, kind="log")
+    bias = P.kerple_bias(r1, 0.5, q_len=4, k_len=4, kind="log").squeeze(0)
     assert bias.device.type == device
     want = -np.array([1.0, 2.0])[:, None, None] * np.log(1 + 0.5 * np.abs(np.arange(4)[None] - np.arange(4)[:, None]))
     np.testing.assert_allclose(bias.cpu().numpy(), want, rtol=1e-12)
@@ -248,9 +248,9 @@ def test_every_torch_function_keeps_its_inputs_device(device):
         "deberta_log_bucket": P.deberta_log_bucket(rel, 306, 512),  # hits the exact re-decision at ±511
         "deberta_delta": P.deberta_delta(rel, 24),
         "deberta_scores": P.deberta_scores(c, c, r, r),
-        "kerple_bias": P.kerple_bias(4, 6, torch.tensor(1.0, device=device), 0.5, kind="power"),
-        "alibi_bias": P.alibi_bias(4, 5, backend="torch", device=device),
-        "sandwich_bias": P.sandwich_bias(5, 5, 8, n_heads=2, backend="torch", device=device),
+        "kerple_bias": P.kerple_bias(torch.tensor(1.0, device=device), 0.5, q_len=4, k_len=6, kind="power"),
+        "alibi_bias": P.alibi_bias(4, 5, backend="torch", device=device, causal=True),
+        "sandwich_bias": P.sandwich_bias(2, 8, q_len=5, k_len=5, backend="torch", device=device),
     }
     wrong = {name: str(out.device) for name, out in outputs.items() if out.device.type != device}
     assert not wrong

@@ -132,7 +132,7 @@ def test_numpy_float32_and_float16_keep_dtype():
 def test_attention_factor_scales_cos_and_sin():
     x = _rand((2, 8), 2)
     f = P.rope_frequencies(8)
-    np.testing.assert_allclose(P.apply_rope(x, [3, 4], f, scale=1.5), 1.5 * P.apply_rope(x, [3, 4], f))
+    np.testing.assert_allclose(P.apply_rope(x, [3, 4], f, attention_factor=1.5), 1.5 * P.apply_rope(x, [3, 4], f))
 
 
 def test_xpos_scores_depend_only_on_relative_position_and_decay():
@@ -154,3 +154,104 @@ def test_xpos_scores_depend_only_on_relative_position_and_decay():
 def test_xpos_zeta_matches_paper():
     # ζ_i = (2i/d + γ)/(1 + γ): for d = 4, γ = 0.4 → (0.4/1.4, 0.9/1.4)
     np.testing.assert_allclose(P.xpos_zeta(4), [0.4 / 1.4, 0.9 / 1.4])
+
+
+def _bound_by_hand(r, d, base):
+    theta = base ** (-np.arange(0, d, 2) / d)
+    s = np.cumsum(np.exp(1j * np.outer(r, theta)), axis=-1)  # S_1 … S_{d/2}
+    return np.abs(s).mean(-1)
+
+
+@pytest.mark.parametrize("d, base", [(2, 10000.0), (16, 100.0), (128, 10000.0), (64, 5e5)])
+def test_decay_bound_matches_the_papers_definition(d, base):
+    r = np.array([0, 1, 2, 7, 100, 2500, -13])
+    np.testing.assert_allclose(P.rope_decay_bound(r, d, base), _bound_by_hand(r, d, base), rtol=1e-12)
+
+
+def test_decay_bound_at_zero_and_symmetry():
+    r = np.arange(-50, 51)
+    b = P.rope_decay_bound(r, 128)
+    assert b[50] == pytest.approx((128 / 2 + 1) / 2)  # S_j = j at r = 0
+    np.testing.assert_allclose(b, b[::-1], rtol=1e-12)  # |S_j(−r)| = |conj S_j(r)|
+    assert b[50] == b.max()
+
+
+@given(seed=st.integers(0, 2**32 - 1), d=st.sampled_from([4, 16, 64]), base=st.sampled_from([50.0, 1e4, 1e6]))
+def test_decay_bound_bounds_every_rope_score(seed, d, base):
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((2, d))
+    r = np.arange(0, 400)
+    scores = P.apply_rope(np.tile(q, (len(r), 1)), r, P.rope_frequencies(d, base)) @ k
+    h = (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])
+    step = np.abs(np.diff(np.append(h, 0))).max()
+    assert np.all(np.abs(scores) <= step * (d / 2) * P.rope_decay_bound(r, d, base) + 1e-9)
+
+
+def test_decay_bound_torch_keeps_kind_and_bad_input_is_named():
+    out = P.rope_decay_bound(torch.arange(5), 8)
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.float64
+    with pytest.raises(ValueError, match="head_dim"):
+        P.rope_decay_bound(np.arange(3), 7)
+    with pytest.raises(ValueError, match="base"):
+        P.rope_decay_bound(np.arange(3), 8, base=1.0)
+    with pytest.raises(ValueError, match="base"):
+        P.rope_decay_bound(np.arange(3), 8, base=True)
+    with pytest.raises(TypeError, match="distances"):
+        P.rope_decay_bound("far", 8)
+
+
+def test_frequencies_start_at_one_and_fall():
+    # The test a lost minus sign in θ_i = base^(−2i/d) fails (the relative-property test does not).
+    for d, base in [(2, 10.0), (64, 10000.0), (128, 5e5)]:
+        th = P.rope_frequencies(d, base)
+        assert th[0] == 1.0 and np.all(np.diff(th) < 0) and th[-1] == pytest.approx(base ** (-(d - 2) / d))
+
+
+# ---------- two steps: rope_cos_sin, then rope_rotate ----------
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("rotary_dim", [None, 8])
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_two_steps_equal_the_one_call_bit_for_bit(layout, rotary_dim, kind):
+    rng = np.random.default_rng(3)
+    x, pos = rng.standard_normal((2, 5, 12)).astype(np.float32), np.arange(5) * 1000
+    inv_freq = P.rope_frequencies(rotary_dim or 12)
+    if kind == "torch":
+        x, pos, inv_freq = torch.tensor(x), torch.tensor(pos), torch.tensor(inv_freq)
+    one = P.apply_rope(x, pos, inv_freq, layout=layout, rotary_dim=rotary_dim, attention_factor=1.25)
+    cos, sin = P.rope_cos_sin(pos, inv_freq, attention_factor=1.25)
+    two = P.rope_rotate(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
+    assert type(one) is type(two) and one.dtype == two.dtype == x.dtype
+    np.testing.assert_array_equal(np.asarray(one), np.asarray(two))
+    if rotary_dim:  # the features past rotary_dim pass through untouched
+        np.testing.assert_array_equal(np.asarray(two[..., rotary_dim:]), np.asarray(x[..., rotary_dim:]))
+
+
+def test_cos_sin_come_from_float64_angles_whatever_the_dtype_asked():
+    pos, inv_freq = np.array([0, 1, 70_000, 1_000_003]), P.rope_frequencies(16)
+    angles = pos[:, None].astype(np.float64) * inv_freq  # m·θ_i in float64, written out
+    for dtype in (np.float16, np.float32, np.float64):
+        cos, sin = P.rope_cos_sin(pos, inv_freq, dtype=dtype)
+        assert cos.dtype == sin.dtype == dtype and cos.shape == (4, 8)
+        np.testing.assert_array_equal(cos, np.cos(angles).astype(dtype))
+        np.testing.assert_array_equal(sin, np.sin(angles).astype(dtype))
+    cos_t, _ = P.rope_cos_sin(torch.tensor(pos), torch.tensor(inv_freq), attention_factor=2.0, dtype=torch.bfloat16)
+    assert cos_t.dtype == torch.bfloat16
+    np.testing.assert_array_equal(cos_t.float().numpy(), torch.tensor(2.0 * np.cos(angles)).bfloat16().float().numpy())
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 4)), np.ones((3, 3))), "cos and sin must have the same"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 3)), np.ones((3, 3))), "head_dim/2 = 4"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((2, 4)), np.ones((2, 4))), "x.shape"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 2)), np.ones((3, 2)), rotary_dim=6), "rotary_dim/2 = 3"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 4)), np.ones((3, 4)), rotary_dim=10), "rotary_dim"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), np.ones((3, 4)), np.ones((3, 4)), layout="split"), "layout"),
+        (lambda: P.rope_rotate(np.ones((3, 8), int), np.ones((3, 4)), np.ones((3, 4))), "floating"),
+        (lambda: P.rope_rotate(np.ones((3, 8)), torch.ones(3, 4), np.ones((3, 4))), "mixed"),
+    ],
+)
+def test_rope_rotate_names_what_is_wrong(call, words):
+    with pytest.raises((ValueError, TypeError), match=words):
+        call()

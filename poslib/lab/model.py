@@ -68,7 +68,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..alibi import alibi_bias
-from ..attention import attention, mask_future
+from ..attn import attention, mask_future
 from ..cope import CoPE
 from ..fire import FireBias
 from ..kerple import KerpleBias
@@ -220,8 +220,8 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.shape
         q, k, v = self.qkv(x).view(B, T, 3, self.cfg.n_heads, self.cfg.head_dim).permute(2, 0, 3, 1, 4)
         if self.cfg.scheme in ("rope", "rope+random"):
-            q = apply_rope(q, ctx.positions, ctx.inv_freq, scale=ctx.rope_factor)
-            k = apply_rope(k, ctx.positions, ctx.inv_freq, scale=ctx.rope_factor)
+            q = apply_rope(q, ctx.positions, ctx.inv_freq, attention_factor=ctx.rope_factor)
+            k = apply_rope(k, ctx.positions, ctx.inv_freq, attention_factor=ctx.rope_factor)
         elif self.cfg.scheme == "xpos":
             q = apply_xpos(q, ctx.positions, ctx.inv_freq, scale_base=self.cfg.xpos_scale_base)
             k = apply_xpos(k, ctx.positions, ctx.inv_freq, scale_base=self.cfg.xpos_scale_base, is_key=True)
@@ -353,7 +353,7 @@ class LabModel(nn.Module):
                     bias = alibi_bias(cfg.n_heads, T, T, causal=True, backend="torch", device=device)
                 else:
                     bias = sandwich_bias(
-                        T, T, cfg.d_model, n_heads=cfg.n_heads, causal=True, backend="torch", device=device
+                        cfg.n_heads, cfg.d_model, q_len=T, k_len=T, causal=True, backend="torch", device=device
                     )
                 self._fixed_bias[key] = bias.float()[None]
             ctx.bias = self._fixed_bias[key]

@@ -315,7 +315,7 @@ def attention_profile(model: LabModel, window: torch.Tensor, modifier: str | Non
     window are averaged, where the context is longest. Returns arrays
     ``(n_layers, n_heads)`` under ``"entropy"`` and ``"distance"``.
     """
-    from ..attention import attention_entropy, relative_distance
+    from ..attn import attention_entropy, relative_distance
 
     _, weights = model(window.to(next(model.parameters()).device), modifier=modifier, return_weights=True)
     T = window.shape[1]

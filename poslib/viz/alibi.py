@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..alibi import alibi_bias, alibi_receptive_field, alibi_slopes
-from ..attention import softmax
+from ..attn import softmax
 from ._live import LivePlot
 from .relative import freeze_layout, sparse_colorbar
 

@@ -32,7 +32,7 @@ class FireInterpolationPlot(LivePlot):
         u = fire_inputs(n, c=c, L=float(L))
         alibi = -0.25 * np.arange(L + 1, dtype=np.float64)[None]  # ALiBi's −m·d for one head, m = 1/4
         w = fire_weights_from_bias(alibi, c=c, L=float(L))
-        bias = fire_bias(n, n, w["w1"], w["b1"], w["w2"], w["b2"], c=c, L=float(L))[0]
+        bias = fire_bias(w["w1"], w["b1"], w["w2"], w["b2"], q_len=n, k_len=n, c=c, L=float(L), causal=True)[0]
         return queries, u, bias
 
     def build(self) -> Figure:

@@ -16,11 +16,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..alibi import alibi_slopes
-from ..extrapolation import attention_entropy_vs_length, rope_unseen_angle
 from ..kerple import kerple_bias
 from ..rope import rope_frequencies
+from ..rope_diagnostics import rope_unseen_angle
 from ..rope_scaling import rope_inv_freq
 from ..sandwich import sandwich_bias
+from ..teaching.entropy import attention_entropy_vs_length
 from ..xpos import xpos_scale
 from ._live import LivePlot
 from .relative import freeze_layout
@@ -119,7 +120,7 @@ class EntropyPlot(LivePlot):
     """Entropy of an attention row against the number of keys n, plain and with log-n scaling (problem 2).
 
     Scores are ``score_std · q·k/√d`` for random q, k
-    (:func:`poslib.attention_entropy_vs_length`); log-n scaling multiplies them
+    (:func:`poslib.teaching.attention_entropy_vs_length`); log-n scaling multiplies them
     by max(1, ln n / ln L). ln n, the entropy of uniform attention, is the ceiling.
     """
 
@@ -321,7 +322,7 @@ class BiasCurvesPlot(LivePlot):
                 label=f"ALiBi, slope 1/{1 / slope:g}",
             )
         # Sandwich for heads 8 of 8: the sinusoidal inner product minus its peak, divided by 8·8/8
-        sandwich = sandwich_bias(1, self.max_distance + 1, self.sandwich_dim, n_heads=8)[7, 0]
+        sandwich = sandwich_bias(8, self.sandwich_dim, q_len=1, k_len=self.max_distance + 1)[7, 0]
         ax.plot(
             self.distance, sandwich[::-1], color="C2", lw=1.2, label=f"Sandwich (d = {self.sandwich_dim}, head 8/8)"
         )
@@ -341,8 +342,10 @@ class BiasCurvesPlot(LivePlot):
     def redraw(self) -> None:
         r1, pr2, lr2 = float(self.params["r1"]), float(self.params["power_r2"]), float(self.params["log_r2"])
         # row 0 of a (1, n) bias with the query at the end holds distances n−1 … 0; reverse it
-        self.power.set_ydata(kerple_bias(1, self.max_distance + 1, r1, pr2, kind="power")[0, ::-1])
-        self.log.set_ydata(kerple_bias(1, self.max_distance + 1, r1, lr2, kind="log")[0, ::-1])
+        self.power.set_ydata(
+            kerple_bias(r1, pr2, q_len=1, k_len=self.max_distance + 1, kind="power").squeeze(0)[0, ::-1]
+        )
+        self.log.set_ydata(kerple_bias(r1, lr2, q_len=1, k_len=self.max_distance + 1, kind="log").squeeze(0)[0, ::-1])
         texts = self.legend.get_texts()
         texts[3].set_text(f"KERPLE power, −{r1:g}·Δ^{pr2:g}")
         texts[4].set_text(f"KERPLE log, −{r1:g}·ln(1 + {lr2:g}·Δ)")

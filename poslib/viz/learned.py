@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..similarity import cosine_similarity_matrix, offset_profile
 from ..sinusoidal import sinusoidal_table
+from ..teaching.similarity import cosine_similarity_matrix, offset_profile
 from ._live import LivePlot
 from .why_position import freeze_layout
 
@@ -30,7 +30,7 @@ SINUSOIDAL = "sinusoidal (d = 384)"
 
 def default_tables() -> dict[str, np.ndarray]:
     """MiniLM's learned table (shipped in poslib/data) and a sinusoidal table of the same shape, (512, 384)."""
-    from ..pretrained import pretrained_position_table
+    from ..teaching.pretrained import pretrained_position_table
 
     return {MINILM: pretrained_position_table(), SINUSOIDAL: sinusoidal_table(512, 384)}
 

@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..deberta import deberta_delta, deberta_relative_position, deberta_scores
+from ..deberta import deberta_delta, deberta_relative_position, deberta_score_terms
 from ..sinusoidal import sinusoidal_encode
 from ..t5 import t5_relative_bucket, t5_relative_positions
 from ._live import LivePlot
@@ -176,9 +176,9 @@ class DebertaPlot(LivePlot):
         k = int(self.params["att_span"])
         p = self.relative_table(k, self.dim)
         d = self.inputs
-        _, terms = deberta_scores(d["q_c"], d["k_c"], p @ d["w_q_r"], p @ d["w_k_r"], return_terms=True)
+        terms = deberta_score_terms(d["q_c"], d["k_c"], p @ d["w_q_r"], p @ d["w_k_r"])
         delta = deberta_delta(deberta_relative_position(self.n_tokens), k)
-        return {"delta": delta, "c2p": terms["c2p"], "p2c": terms["p2c"]}
+        return {"delta": delta, "c2p": terms["content-position"], "p2c": terms["position-content"]}
 
     def build(self) -> Figure:
         self.inputs = deberta_demo_inputs(self.n_tokens, self.dim)

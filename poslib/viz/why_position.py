@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from ..toy import PINYIN, TinySelfAttention, word_vectors
+from ..teaching.toy import PINYIN, TinySelfAttention, word_vectors
 from ._live import LivePlot
 
 __all__ = ["ORDERS", "PermutationPlot", "freeze_layout", "permutation_views"]

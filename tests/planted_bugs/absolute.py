@@ -21,8 +21,7 @@ import poslib.transformer_xl as transformer_xl
 
 from . import bug, swap
 
-# poslib re-exports the function `attention` under the submodule's name, so import the module itself
-attention = importlib.import_module("poslib.attention")
+attn = importlib.import_module("poslib.attn")
 
 NB00, NB01, NB02, NB03, NB04 = (
     "notebooks/00_tour.ipynb",
@@ -67,10 +66,10 @@ def _sin_cos_swapped() -> None:
     thread="fairseq sinusoidal_positional_embedding docstring; huggingface/blog#2183",
 )
 def _t2t_spacing() -> None:
-    original = sinusoidal.sinusoidal_frequencies
+    original = sinusoidal._frequencies  # sinusoidal_frequencies and sinusoidal_encode both read it
 
-    def wrong(dim: int, base: float = 10000.0, **kw: Any) -> Any:
-        paper = original(dim, base, **kw)  # ω_i = base^(−2i/d); rescale the exponent to i/(d/2 − 1)
+    def wrong(dim: int, base: float, xp: Any, device: Any) -> Any:
+        paper = original(dim, base, xp, device)  # ω_i = base^(−2i/d); rescale the exponent to i/(d/2 − 1)
         half = dim // 2
         return paper ** ((dim / 2) / max(half - 1, 1)) if half > 1 else paper
 
@@ -80,7 +79,7 @@ def _t2t_spacing() -> None:
 @bug(
     "learned_lookup_clamps",
     "learned table lookup clamps positions beyond L_max to the last row instead of raising",
-    tests=("tests/test_relative.py", "tests/test_conventions.py"),
+    tests=("tests/test_learned.py",),
     notebooks=(NB00, NB02),
 )
 def _learned_clamps() -> None:
@@ -104,7 +103,7 @@ def _learned_clamps() -> None:
 @bug(
     "t5_query_minus_key",
     "T5 relative position computed as query − key instead of key − query",
-    tests=("tests/test_conventions.py",),
+    tests=("tests/test_t5.py",),
     notebooks=(NB04,),
     thread="memory_position − context_position in transformers' T5 compute_bias",
 )
@@ -120,7 +119,7 @@ def _t5_sign() -> None:
 @bug(
     "t5_bidirectional_not_halved",
     "T5 bidirectional buckets: num_buckets not halved per direction, so buckets run past num_buckets",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_t5.py",),
     notebooks=(NB04,),
 )
 def _t5_halving() -> None:
@@ -137,12 +136,12 @@ def _t5_halving() -> None:
 @bug(
     "deberta_p2c_delta_ij",
     "DeBERTa position→content reads row δ(i, j) when the paper's δ(j, i) is asked for",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_deberta.py",),
     notebooks=(NB04,),
     thread="microsoft/DeBERTa#47",
 )
 def _deberta_p2c() -> None:
-    original = deberta.deberta_scores
+    original = deberta.deberta_score_terms  # deberta_scores sums them
 
     def wrong(*args: Any, p2c_index: str = "paper", **kw: Any) -> Any:
         return original(*args, p2c_index="code", **kw)
@@ -153,16 +152,14 @@ def _deberta_p2c() -> None:
 @bug(
     "deberta_scale_sqrt_d",
     "DeBERTa scores scaled by 1/√d instead of 1/√(3d)",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_deberta.py",),
     notebooks=(NB04,),
 )
 def _deberta_scale() -> None:
     original = deberta.deberta_scores
 
-    def wrong(*args: Any, return_terms: bool = False, **kw: Any) -> Any:
-        scores, terms = original(*args, return_terms=True, **kw)
-        scores = scores * math.sqrt(3)  # (c2c + c2p + p2c) / √d
-        return (scores, terms) if return_terms else scores
+    def wrong(*args: Any, **kw: Any) -> Any:
+        return original(*args, **kw) * math.sqrt(3)  # (c2c + c2p + p2c) / √d
 
     swap(original, wrong)
 
@@ -170,7 +167,7 @@ def _deberta_scale() -> None:
 @bug(
     "deberta_log_bucket_mid",
     "DeBERTa-v2 log buckets scaled by mid instead of mid − 1: the top bucket is ±256 at |r| = 511, not ±255",
-    tests=("tests/test_conventions.py",),
+    tests=("tests/test_deberta.py",),
     notebooks=(NB04,),
 )
 def _deberta_log_bucket() -> None:
@@ -191,14 +188,17 @@ def _deberta_log_bucket() -> None:
 @bug(
     "causal_mask_hides_diagonal",
     "causal mask hides the diagonal too (j < i instead of j ≤ i): a token cannot attend to itself",
-    tests=("tests/test_relative.py", "tests/test_conventions.py"),
+    tests=(
+        "tests/test_attn.py",
+        "tests/test_transformer_xl.py",
+    ),
     notebooks=(NB01,),
 )
 def _causal_diagonal() -> None:
-    original = attention.causal_mask
+    original = attn._causal_mask  # causal_mask and mask_future both read it
 
-    def wrong(q_len: int, k_len: int | None = None, **kw: Any) -> Any:
-        return attention.relative_distance(q_len, k_len, **kw) < 0
+    def wrong(q_len: int, k_len: int | None, xp: Any, device: Any) -> Any:
+        return attn._relative_distance(q_len, k_len, xp, device) < 0
 
     swap(original, wrong)
 
@@ -206,14 +206,14 @@ def _causal_diagonal() -> None:
 @bug(
     "causal_mask_sees_next",
     "causal mask off by one the other way (j ≤ i + 1): each query sees one future token",
-    tests=("tests/test_conventions.py",),
+    tests=("tests/test_attn.py",),
     notebooks=(NB01,),
 )
 def _causal_next() -> None:
-    original = attention.causal_mask
+    original = attn._causal_mask  # causal_mask and mask_future both read it
 
-    def wrong(q_len: int, k_len: int | None = None, **kw: Any) -> Any:
-        return attention.relative_distance(q_len, k_len, **kw) <= 1
+    def wrong(q_len: int, k_len: int | None, xp: Any, device: Any) -> Any:
+        return attn._relative_distance(q_len, k_len, xp, device) <= 1
 
     swap(original, wrong)
 
@@ -221,7 +221,7 @@ def _causal_next() -> None:
 @bug(
     "transformer_xl_r_j_minus_i",
     "Transformer-XL encodings R_{j−i} instead of R_{i−j}",
-    tests=("tests/test_relative.py", "tests/test_conventions.py"),
+    tests=("tests/test_transformer_xl.py",),
     notebooks=(NB04,),
 )
 def _xl_sign() -> None:

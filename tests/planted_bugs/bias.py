@@ -16,19 +16,15 @@ from . import bug, swap
 @bug(
     "alibi_pow2_slopes",
     "ALiBi slopes 2^(−8h/n) for every head count, also when n is not a power of two",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_alibi.py",),
     notebooks=("notebooks/07_alibi.ipynb",),
     thread="huggingface/transformers#28380",
 )
 def _alibi_pow2_slopes() -> None:
-    original = alibi.alibi_slopes
+    original = alibi._slopes  # alibi_slopes and alibi_bias both read it
 
-    def wrong(n_heads: int, *, backend: Any = "numpy", device: Any = None) -> Any:
-        xp = alibi.namespace(backend)
-        slopes = [2.0 ** (-8.0 * h / n_heads) for h in range(1, n_heads + 1)]
-        if device is None:
-            return xp.asarray(slopes, dtype=xp.float64)
-        return xp.asarray(slopes, dtype=xp.float64, device=device)
+    def wrong(n_heads: int) -> list[float]:
+        return [2.0 ** (-8.0 * h / n_heads) for h in range(1, n_heads + 1)]
 
     swap(original, wrong)
 
@@ -36,7 +32,10 @@ def _alibi_pow2_slopes() -> None:
 @bug(
     "alibi_sign",
     "ALiBi bias +m·|i − j|: the minus sign lost, far keys favoured",
-    tests=("tests/test_biases.py",),
+    tests=(
+        "tests/test_alibi.py",
+        "tests/test_kerple.py",
+    ),
     notebooks=("notebooks/07_alibi.ipynb", "notebooks/06_length_extrapolation.ipynb"),
     thread="Press et al. 2022 (ALiBi), the penalty −m·(i − j)",
 )
@@ -66,15 +65,17 @@ def _flip_finite(bias: Any) -> Any:
 @bug(
     "kerple_log_sign",
     "KERPLE log kernel +r₁·ln(1 + r₂|i − j|): sign lost, no longer a CPD penalty",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_kerple.py",),
     notebooks=("notebooks/06_length_extrapolation.ipynb",),
     thread="Chi et al. 2022 (KERPLE), the log variant −r₁·log(1 + r₂|m − n|)",
 )
 def _kerple_log_sign() -> None:
     original = kerple.kerple_bias
 
-    def wrong(q_len: int, k_len: int, r1: Any, r2: Any, *, kind: str = "log", causal: bool = False, **kw: Any) -> Any:
-        bias = original(q_len, k_len, r1, r2, kind=kind, causal=False, **kw)
+    def wrong(
+        r1: Any, r2: Any, q_len: int, k_len: int | None = None, *, kind: str = "log", causal: bool = False, **kw: Any
+    ) -> Any:
+        bias = original(r1, r2, q_len, k_len, kind=kind, causal=False, **kw)
         if kind == "log":
             bias = -bias
         return kerple.mask_future(bias) if causal else bias
@@ -85,17 +86,15 @@ def _kerple_log_sign() -> None:
 @bug(
     "sandwich_divisor",
     "Sandwich's per-head factor 8h/H applied as a multiplier instead of a divisor",
-    tests=("tests/test_biases.py",),
+    tests=("tests/test_sandwich.py",),
     notebooks=("notebooks/06_length_extrapolation.ipynb",),
     thread="Chi et al. 2023 (Sandwich, arXiv:2212.10356); NVIDIA NeMo's SandwichRelativePositionEmbedding",
 )
 def _sandwich_divisor() -> None:
     original = sandwich.sandwich_bias
 
-    def wrong(q_len: int, k_len: int | None, dim: int, *, n_heads: int | None = None, **kw: Any) -> Any:
-        right = original(q_len, k_len, dim, n_heads=n_heads, **kw)
-        if n_heads is None:
-            return right
+    def wrong(n_heads: int, dim: int, q_len: int, k_len: int | None = None, **kw: Any) -> Any:
+        right = original(n_heads, dim, q_len, k_len, **kw)
         import numpy as np
 
         factor = (8 * np.arange(1, n_heads + 1) / n_heads) ** 2  # ÷(8h/H) turned into ×(8h/H)
@@ -111,7 +110,10 @@ def _sandwich_divisor() -> None:
 @bug(
     "logn_natural_log",
     "log-n scaling max(1, ln n): the natural log used instead of log_L n (ln n / ln L)",
-    tests=("tests/test_biases.py", "tests/test_nb06_07.py"),
+    tests=(
+        "tests/test_logn.py",
+        "tests/test_teaching_entropy.py",
+    ),
     notebooks=("notebooks/06_length_extrapolation.ipynb",),
     thread="Su 2021, kexue.fm/archives/8823 (log_512 n)",
 )

@@ -43,10 +43,13 @@ def _rope_bf16_angles() -> None:
 
     original = rope.apply_rope
 
-    def wrong(x: Any, positions: Any, inv_freq: Any, *, layout: str = "interleaved", scale: float = 1.0) -> Any:
+    def wrong(
+        x: Any, positions: Any, inv_freq: Any, *, layout: str = "interleaved", attention_factor: float = 1.0, **kw: Any
+    ) -> Any:
         low = (torch.bfloat16, torch.float16) if isinstance(x, torch.Tensor) else (np.float16,)
-        if x.dtype not in low:
-            return original(x, positions, inv_freq, layout=layout, scale=scale)
+        if x.dtype not in low or kw.get("rotary_dim") is not None:
+            return original(x, positions, inv_freq, layout=layout, attention_factor=attention_factor, **kw)
+        scale = attention_factor
         if isinstance(x, torch.Tensor):
             pos = torch.as_tensor(positions).to(x.dtype)
             angles = pos[..., None] * torch.as_tensor(inv_freq).to(x.dtype)  # rounded in the low dtype
@@ -67,10 +70,10 @@ def _rope_bf16_angles() -> None:
     thread="huggingface/transformers#25199",
 )
 def _rope_layout_mixed() -> None:
-    original = rope.apply_rope
+    original = rope.rope_rotate  # apply_rope rotates through it too
 
-    def wrong(x: Any, positions: Any, inv_freq: Any, *, layout: str = "interleaved", scale: float = 1.0) -> Any:
-        return original(x, positions, inv_freq, layout="interleaved", scale=scale)
+    def wrong(x: Any, cos: Any, sin: Any, *, layout: str = "interleaved", rotary_dim: int | None = None) -> Any:
+        return original(x, cos, sin, layout="interleaved", rotary_dim=rotary_dim)
 
     swap(original, wrong)
 
@@ -85,8 +88,8 @@ def _rope_layout_mixed() -> None:
 def _rope_sin_sign() -> None:
     original = rope.apply_rope
 
-    def wrong(x: Any, positions: Any, inv_freq: Any, *, layout: str = "interleaved", scale: float = 1.0) -> Any:
-        return original(x, -positions, inv_freq, layout=layout, scale=scale)  # cos even, sin odd: sin's sign flips
+    def wrong(x: Any, positions: Any, inv_freq: Any, **kw: Any) -> Any:
+        return original(x, -positions, inv_freq, **kw)  # cos even, sin odd: sin's sign flips
 
     swap(original, wrong)
 

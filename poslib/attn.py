@@ -1,4 +1,11 @@
-"""Reference scaled-dot-product attention, masks and the measurements the notebooks take of it.
+"""Reference scaled-dot-product attention, masks, distances and the measurements the notebooks take of it.
+
+(The module is ``attn``, not ``attention``: ``poslib.attention`` is the function, and a module of
+the same name would be shadowed by it as soon as the package re-exports it.)
+
+Where queries sit: with ``q_len`` queries and ``k_len ≥ q_len`` keys, the queries are the *last*
+q_len positions, query i at position k_len − q_len + i (decoding with a KV cache). Every bias
+builder and relative-position helper in poslib follows this one convention.
 
     scores = q kᵀ · scale + bias,   scale = 1/√d by default
     weights = softmax(scores) over keys,   output = weights · v
@@ -15,53 +22,53 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._backend import Array, Backend, arange, check_positive_int, is_torch, namespace, xp_of
+from ._backend import Array, Backend, arange, check_positive_int, select, xp_of
 
 __all__ = ["attention", "attention_entropy", "causal_mask", "mask_future", "relative_distance", "softmax"]
 
 
 def relative_distance(
-    q_len: int,
-    k_len: int | None = None,
-    *,
-    queries_at_end: bool = True,
-    dtype: Any = None,
-    backend: Backend = "numpy",
-    device: Any = None,
+    q_len: int, k_len: int | None = None, *, dtype: Any = None, backend: Backend = "numpy", device: Any = None
 ) -> Array:
     """``j − i`` for query i and key j, shape ``(q_len, k_len)``, float64 unless ``dtype`` is given.
 
-    When ``k_len > q_len`` (a KV cache) and ``queries_at_end``, the queries are
-    the *last* q_len positions: query i sits at absolute position
-    i + k_len − q_len. T5 and DeBERTa place queries at 0 … q_len − 1 instead
-    (``queries_at_end=False``).
+    The queries are the *last* q_len of k_len positions (module docstring): query i sits at
+    absolute position k_len − q_len + i.
     """
+    xp, device = select(backend, device)
+    return _relative_distance(q_len, k_len, xp, device, dtype)
+
+
+def _relative_distance(q_len: int, k_len: int | None, xp: Any, device: Any, dtype: Any = None) -> Array:
+    # j − i with i = k_len − q_len + (0 … q_len − 1): the queries are the last q_len positions
     check_positive_int("q_len", q_len)
     k_len = q_len if k_len is None else k_len
     check_positive_int("k_len", k_len)
-    xp = namespace(backend)
-    i = arange(q_len, xp, dtype=dtype, device=device) + (k_len - q_len if queries_at_end else 0)
+    i = arange(q_len, xp, dtype=dtype, device=device) + (k_len - q_len)
     j = arange(k_len, xp, dtype=dtype, device=device)
     return j[None, :] - i[:, None]
 
 
 def causal_mask(q_len: int, k_len: int | None = None, *, backend: Backend = "numpy", device: Any = None) -> Array:
     """Boolean ``(q_len, k_len)``, True where key j may be seen by query i (j ≤ i)."""
-    return relative_distance(q_len, k_len, backend=backend, device=device) <= 0
+    xp, device = select(backend, device)
+    return _causal_mask(q_len, k_len, xp, device)
+
+
+def _causal_mask(q_len: int, k_len: int | None, xp: Any, device: Any) -> Array:
+    return _relative_distance(q_len, k_len, xp, device) <= 0  # j − i ≤ 0: the key is not after the query
 
 
 def mask_future(scores: Array) -> Array:
     """``scores`` with −inf wherever the key comes after the query (last two axes are query, key)."""
-    xp = xp_of(scores=scores)
+    xp, device = select(None, None, scores=scores)
     q_len, k_len = scores.shape[-2:]
-    device = scores.device if is_torch(scores) else None
-    allowed = causal_mask(q_len, k_len, backend="torch" if xp is torch else "numpy", device=device)
-    return xp.where(allowed, scores, -math.inf)
+    return xp.where(_causal_mask(q_len, k_len, xp, device), scores, -math.inf)
 
 
 def softmax(scores: Array, axis: int = -1) -> Array:
     """Numerically stable softmax along ``axis`` (rows that are all −inf give NaN, as in PyTorch)."""
-    if is_torch(scores):
+    if xp_of(scores=scores) is torch:
         return torch.softmax(scores, dim=axis)
     shifted = scores - np.max(scores, axis=axis, keepdims=True)
     e = np.exp(shifted)

@@ -22,10 +22,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._backend import check_choice, check_positive_int
-from .attention import attention
-from .cope import CoPE, cope_positions
-from .rope import apply_rope, rope_frequencies
+from .._backend import check_choice, check_positive_int
+from ..attn import attention
+from ..cope import CoPE, cope_positions
+from ..rope import apply_rope, rope_frequencies
 
 __all__ = [
     "N_CAPITALS",

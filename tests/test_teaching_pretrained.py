@@ -1,4 +1,4 @@
-"""The MiniLM position table shipped in poslib/data: the exact bytes, their provenance, and how poslib reads them."""
+"""MiniLM's shipped position table and its provenance (poslib.teaching.pretrained)."""
 
 import hashlib
 import importlib.util
@@ -9,9 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from poslib import pretrained
+from poslib.teaching import pretrained
 
 REPO = Path(__file__).resolve().parents[1]
+
+
 NPY = pretrained.DATA_DIR / "minilm_position_table.npy"
 
 

@@ -8,7 +8,7 @@ spread along any diagonal, :func:`offset_profile` the mean along each one.
 
 from __future__ import annotations
 
-from ._backend import Array, xp_of
+from .._backend import Array, xp_of
 
 __all__ = ["cosine_similarity_matrix", "offset_profile", "toeplitz_gap"]
 

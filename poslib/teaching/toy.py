@@ -24,13 +24,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._backend import check_choice, check_positive, check_positive_int
-from .alibi import alibi_slopes
-from .attention import attention
-from .learned import LearnedPositionalEmbedding
-from .rope import apply_rope, rope_frequencies
-from .sinusoidal import sinusoidal_encode
-from .t5 import t5_relative_bucket
+from .._backend import check_choice, check_positive, check_positive_int
+from ..alibi import alibi_slopes
+from ..attn import attention
+from ..learned import LearnedPositionalEmbedding
+from ..rope import apply_rope, rope_frequencies
+from ..sinusoidal import sinusoidal_encode
+from ..t5 import t5_relative_bucket
 
 __all__ = [
     "PINYIN",
@@ -195,9 +195,8 @@ def train_offset_copy(
     any structure in it was put there by training. Adam without weight decay: rows that are
     never used keep their initial values exactly.
     """
-    check_positive_int("train_len", train_len)
-    check_positive_int("steps", steps)
-    check_positive_int("batch", batch)
+    for name, count in (("train_len", train_len), ("steps", steps), ("batch", batch)):
+        check_positive_int(name, count)
     check_positive("lr", lr)
     if train_len > max_len:
         raise ValueError(f"train_len must be ≤ max_len, got train_len={train_len}, max_len={max_len}")
