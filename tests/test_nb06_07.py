@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import poslib as P
 from poslib.viz import alibi as VA
-from poslib.viz import extrapolation as VE
+from poslib.viz import length as VE
 
 THETA = P.rope_frequencies(128)
 
