@@ -14,7 +14,8 @@ import poslib as P
 from poslib import similarity, toy
 from poslib.viz.learned import SimilarityRowPlot, default_tables, offset_profiles_figure, table_heatmaps
 from poslib.viz.sinusoidal import DotDecayPlot, WavePairPlot, cross_terms_figure, dot_decay_curves
-from poslib.viz.why_position import ORDERS, PermutationPlot, freeze_layout, permutation_views
+from poslib.viz.style import freeze_layout
+from poslib.viz.why_position import ORDERS, PermutationPlot, permutation_views
 
 # --- toy: the attention layer and permutations ------------------------------------------------
 

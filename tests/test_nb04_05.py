@@ -8,8 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import poslib as P
-from poslib.viz.relative import DebertaPlot, T5BucketPlot, freeze_layout, heatmap_row
+from poslib.viz.relative import DebertaPlot, T5BucketPlot, heatmap_row
 from poslib.viz.rope import DecayBoundPlot, RopeMatrixPlot, RotatingPairsPlot, WavelengthPlot, naive_cos
+from poslib.viz.style import freeze_layout
 
 # ---------------------------------------------------------------- rope_decay_bound
 

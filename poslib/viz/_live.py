@@ -19,12 +19,17 @@ __all__ = ["LivePlot", "all_live_plots", "interact", "render_png"]
 
 SLIDER_WIDTH = "560px"  # a 4096-position slider moves ~7 positions per pixel here, and the number box is exact
 FINE_STEPS = 256  # sliders with more steps than this get a linked number box
+WIDGET_TEXT = "Interactive figure: run the notebook to move its controls."  # scripts/run_notebooks.py writes the same
 
 
-def render_png(fig: Figure, dpi: int = RENDER_DPI) -> bytes:
-    """The figure drawn to PNG bytes (what the notebook's image widget shows), at twice the display resolution."""
+def render_png(fig: Figure, dpi: int = RENDER_DPI, *, compress_level: int = 1) -> bytes:
+    """The figure drawn to PNG bytes (what the notebook's image widget shows), at twice the display resolution.
+
+    zlib level 1 by default: at 2× resolution, level 6 (PIL's default) spends ~0.3 s per slider
+    move compressing an image that only crosses a local socket; saved notebooks use 9.
+    """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
+    fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": compress_level})
     return buf.getvalue()
 
 
@@ -110,8 +115,8 @@ class _Interactive:
         if bundle is None:
             return None
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-        png = base64.b64encode(render_png(self.plot.fig)).decode("ascii")
-        data = {**data, "image/png": png, "text/plain": "Interactive figure: run the notebook to move its controls."}
+        png = base64.b64encode(render_png(self.plot.fig, compress_level=9)).decode("ascii")
+        data = {**data, "image/png": png, "text/plain": WIDGET_TEXT}
         return data, {**meta, "image/png": {"width": display_width_px(self.plot.fig)}}
 
 

@@ -68,6 +68,10 @@ class AlibiBiasPlot(LivePlot):
         self.a_slopes = a_slopes
         return fig
 
+    def limits(self) -> dict[str, tuple[float, float]]:
+        """The head slider ends at the number of heads."""
+        return {"head": (1, int(self.params["n_heads"]))}
+
     def redraw(self) -> None:
         n = int(self.params["n_heads"])
         h = int(np.clip(self.params["head"], 1, n))
