@@ -17,6 +17,9 @@ The planted-defect tests at the end show each check failing on a figure built to
 
 from __future__ import annotations
 
+import base64
+import json
+import pathlib
 import re
 
 import matplotlib
@@ -41,6 +44,18 @@ from poslib.viz.sinusoidal import cross_terms_figure
 
 PLOTS = all_live_plots()
 CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$")
+SNAKE = re.compile(r"[a-z]{2,}(?:_[a-z]{2,})+")  # a code name (max_distance, att_span) may keep its underscores
+
+
+def _notation_problem(text: str) -> str | None:
+    """A literal subscript (θ_i, L_train) or a visible backslash outside $…$ mathtext, if any."""
+    plain = SNAKE.sub("", MATH.sub("", text))
+    if "_" in plain:
+        return "a literal underscore outside mathtext"
+    if "\\" in plain:
+        return "a visible backslash outside mathtext"
+    return None
 
 
 def _line_pixels(line: Line2D, clip: Bbox) -> np.ndarray:
@@ -89,6 +104,8 @@ def figure_problems(fig: Figure) -> list[str]:
             problems.append(f"text {text[:40]!r} is {t.get_fontsize():.1f} pt (< {style.MIN_FONT_PT})")
         if CJK.search(text):
             problems.append(f"text {text[:40]!r} has CJK characters")
+        if t.get_usetex() is False and (why := _notation_problem(text)):
+            problems.append(f"text {text[:40]!r} has {why}")
     axes = [ax for ax in fig.axes if ax.get_label() != "<colorbar>" and ax.axison]
     legends = [ax.get_legend() for ax in axes if ax.get_legend() is not None] + list(fig.legends)
     for ax in axes:
@@ -225,6 +242,8 @@ def _planted(**kw) -> Figure:
         ax.text(0.05, 0.9, "tiny", fontsize=7)
     if kw.get("cjk"):
         ax.set_title("位置编码")
+    if kw.get("underscore"):
+        ax.set_ylabel("θ_i (rad)")
     if kw.get("note_on_line"):
         ax.text(0.5, 0.5, "note on the line", ha="center", va="center")
     return fig
@@ -236,6 +255,7 @@ def _planted(**kw) -> Figure:
         ("legend_over_data", "legend covers"),
         ("small_font", "7.0 pt"),
         ("cjk", "CJK"),
+        ("underscore", "literal underscore"),
         ("note_on_line", "sits on"),
     ],
 )
@@ -243,6 +263,11 @@ def test_checks_catch_a_planted_defect(defect, message):
     assert figure_problems(_planted()) == []
     found = figure_problems(_planted(**{defect: True}))
     assert any(message in p for p in found), found
+
+
+def test_notation_check_reads_mathtext():
+    assert _notation_problem(r"$L_{\mathrm{train}}$ = 64 and max_distance 128") is None
+    assert _notation_problem("R_Θ,m") and _notation_problem(r"\delta^*") and _notation_problem("L_train")
 
 
 def test_check_catches_a_legend_over_an_image_and_a_wide_figure():
@@ -255,3 +280,34 @@ def test_check_catches_a_legend_over_an_image_and_a_wide_figure():
     found = figure_problems(fig)
     assert any("covers an image" in p for p in found) and any("shrunk on screen" in p for p in found), found
     plt.close(fig)
+
+
+# ---------------------------------------------------------------- the saved notebooks
+
+NOTEBOOKS = sorted(pathlib.Path(__file__).resolve().parent.parent.glob("notebooks/[0-9][0-9]_*.ipynb"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem[:2] for p in NOTEBOOKS])
+def test_saved_notebook_figures_are_sharp_and_not_stretched(path):
+    """Every stored PNG is drawn at 2× and shown at ≤ 960 px; widgets are saved with a picture and tagged for nbval."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        src = "".join(cell["source"])
+        assert "NBVAL_" not in src, f"{path.name} cell {i}: nbval markers are cell tags, not comments"
+        assert "filterwarnings" not in src, f"{path.name} cell {i}: a warning filter hides what a student should see"
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data:
+                assert "image/png" in data, f"{path.name} cell {i}: a widget saved without a picture"
+                assert "nbval-ignore-output" in cell["metadata"].get("tags", []), f"{path.name} cell {i}: untagged"
+            if "image/png" not in data:
+                continue
+            raw = base64.b64decode(data["image/png"])
+            width_px = int.from_bytes(raw[16:20], "big")
+            shown = out.get("metadata", {}).get("image/png", {}).get("width")
+            assert shown, f"{path.name} cell {i}: a PNG without a display width is shown at its pixel size"
+            assert shown <= style.NOTEBOOK_WIDTH_PX, f"{path.name} cell {i}: {shown} px wide, shrunk on screen"
+            assert abs(width_px - 2 * shown) <= 2, f"{path.name} cell {i}: {width_px} px shown at {shown} px (not 2×)"

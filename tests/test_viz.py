@@ -93,6 +93,7 @@ def test_interact_adds_labels_number_box_reset_and_caption():
     plot.update = lambda **kw: plot.fig  # type: ignore[method-assign]
     box = interact(plot, caption="the line moves", **{name: wide})
     assert wide.style.description_width == "initial"
+    assert wide.readout_format == ",d", "counts read 16,384 everywhere, as in the figure titles"
     row = box.children[0]
     number = row.children[1]
     number.value = 1234
@@ -116,6 +117,16 @@ def test_slider_limits_follow_the_plot():
     assert position.max == 31, "the slider ends at the shown table's last row"
     pick.value = "long"
     assert position.max == 511
+    plt.close("all")
+
+
+def test_selection_slider_of_counts_reads_with_separators():
+    widgets = pytest.importorskip("ipywidgets")
+    from poslib.viz.alibi import AlibiReachPlot
+
+    length = widgets.SelectionSlider(options=[1024, 8192], value=8192)
+    interact(AlibiReachPlot(), length=length)
+    assert length.value == 8192 and length.label == "8,192"
     plt.close("all")
 
 

@@ -94,6 +94,13 @@ def _widen(name: str, w: Any, widgets: Any) -> Any:
     is_slider = "Slider" in type(w).__name__
     if is_slider:
         w.layout.width = SLIDER_WIDTH
+    # One format for counts everywhere (slider readouts and figure titles): 16,384, not 16384.
+    if isinstance(w, widgets.IntSlider) and w.readout_format == "d":
+        w.readout_format = ",d"
+    if isinstance(w, widgets.SelectionSlider) and all(isinstance(v, int) for v in w.options):
+        value = w.value
+        w.options = [(f"{v:,}", v) for v in w.options]
+        w.value = value
     steps = (w.max - w.min) / w.step if isinstance(w, widgets.IntSlider | widgets.FloatSlider) else 0
     if steps <= FINE_STEPS:
         return w
@@ -152,6 +159,8 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
 
     def apply_limits() -> None:
         for name, (lo, hi) in plot.limits().items():
+            if name not in controls:
+                continue
             w = controls[name]
             w.max, w.min = max(hi, w.min), min(lo, w.max)
 

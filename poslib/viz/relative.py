@@ -61,7 +61,7 @@ def heatmap_row(
         if not shared_scale:
             fig.colorbar(im, ax=ax, shrink=0.8, label=cbar_label)
     if shared_scale:
-        fig.colorbar(im, ax=list(axes), shrink=0.8, label=f"{cbar_label} (one scale for all panels)")
+        fig.colorbar(im, ax=list(axes), shrink=0.8, label=f"{cbar_label}\n(one scale, all panels)")
     if suptitle:
         fig.suptitle(suptitle)
     return fig

@@ -100,7 +100,7 @@ class RotatingPairsPlot(LivePlot):
             k.set_data([0, tk[0]], [0, tk[1]])
             between = (off * th + np.pi) % (2 * np.pi) - np.pi
             text.set_text(f"mθ = {m * th:,.2f} rad\n= {m * th / (2 * np.pi):,.2f} turns\nkey→query {between:+.3f} rad")
-        self.fig.suptitle(rf"RoPE turns pair $i$ by $m\theta_i$: query at m = {m}, key at m − {off} = {m - off}")
+        self.fig.suptitle(rf"RoPE turns pair $i$ by $m\theta_i$: query at m = {m:,}, key at m − {off} = {m - off:,}")
 
 
 class RopeMatrixPlot(LivePlot):

@@ -32,6 +32,7 @@ __all__ = [
     "MARKERS",
     "MAX_WIDTH",
     "MIN_FONT_PT",
+    "NOTEBOOK_WIDTH_PX",
     "RENDER_DPI",
     "apply_style",
     "display_width_px",
@@ -44,7 +45,8 @@ __all__ = [
 
 DISPLAY_DPI = 96  # CSS pixels per figure inch: one matplotlib point is one CSS point
 RENDER_DPI = 2 * DISPLAY_DPI  # pixels drawn per figure inch: sharp on 2× screens, downscaled cleanly on 1×
-MAX_WIDTH = 9.8  # inches: 941 CSS px, inside JupyterLab's output area at a 1400 px window
+MAX_WIDTH = 9.8  # inches: 941 CSS px, and 960 with the inline backend's 0.1 in padding on each side
+NOTEBOOK_WIDTH_PX = 960  # JupyterLab's output area at a 1400 px window is 964 CSS px wide
 MIN_FONT_PT = 9.0
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with any common colour-vision deficiency.
