@@ -128,14 +128,3 @@ def test_selection_slider_of_counts_reads_with_separators():
     interact(AlibiReachPlot(), length=length)
     assert length.value == 8192 and length.label == "8,192"
     plt.close("all")
-
-
-def test_freeze_layout_solves_once_then_turns_the_engine_off():
-    from poslib.viz.style import freeze_layout
-
-    fig, ax = plt.subplots(layout="constrained")
-    ax.set_title("a title")
-    before = ax.get_position().bounds
-    assert freeze_layout(fig).get_layout_engine() is None
-    assert ax.get_position().bounds != before
-    plt.close(fig)
