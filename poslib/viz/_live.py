@@ -87,7 +87,7 @@ class LivePlot:
         plt.close(self.fig)
 
 
-def _widen(name: str, w: Any, widgets: Any) -> Any:
+def _widen(w: Any, widgets: Any) -> Any:
     """Full labels, wide sliders, and a linked number box where a slider has too many steps for a mouse."""
     if hasattr(w, "style") and hasattr(w.style, "description_width"):
         w.style.description_width = "initial"
@@ -181,7 +181,7 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
         on_change()
 
     apply_limits()
-    rows = [_widen(name, w, widgets) for name, w in controls.items()]
+    rows = [_widen(w, widgets) for w in controls.values()]
     for w in controls.values():
         w.observe(on_change, names="value")
     button = widgets.Button(description="reset", tooltip="back to the starting values", icon="undo")
