@@ -59,7 +59,7 @@ class AlibiBiasPlot(LivePlot):
         a_bias.set(xlabel="key position j", ylabel="query position i")
         self.a_bias = a_bias
         (self.main,) = a_slopes.semilogy([], [], "o", color="C0", label=r"$2^{-8h/p}$, p = largest power of two ≤ n")
-        (self.extra,) = a_slopes.semilogy([], [], "s", color="C1", label="extras: odd terms of the 2p sequence")
+        (self.extra,) = a_slopes.semilogy([], [], "s", color="C4", label="extras: odd terms of the 2p sequence")
         (self.chosen,) = a_slopes.semilogy([], [], "o", ms=14, mfc="none", mec="C2", mew=2, label="shown head")
         a_slopes.set(xlabel="head h", ylabel=r"slope $m_h$", xlim=(0, MAX_HEADS + 1), ylim=(2**-9.5, 1.5))
         a_slopes.set_yticks([2.0**-k for k in range(0, 9)], ["1"] + [f"1/{2**k}" for k in range(1, 9)])

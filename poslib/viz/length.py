@@ -154,7 +154,8 @@ class EntropyPlot(LivePlot):
         self.scaled.set_ydata(attention_entropy_vs_length(self.lengths, L, score_std=std))
         self.train_mark.set_xdata([L, L])
         self.ax.set_title(
-            f"Attention entropy against length\n(training length L = {L:,} tokens, score std σ = {std:g})"
+            f"Attention entropy against length\n(training length L = {L:,} tokens, score std σ = {std:g}, "
+            f"√ln L = {np.sqrt(np.log(L)):.2f})"
         )
 
 

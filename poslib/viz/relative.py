@@ -123,7 +123,7 @@ class T5BucketPlot(LivePlot):
         # One title instead of a legend box: every text artist is redrawn on each slider move.
         self.ax.set_title(
             f"{nb} buckets, max_distance {md} tokens, {kind}\n"
-            f"exact up to |r| = {max_exact - 1} (green dashes), log-spaced to {md} (orange dots)"
+            f"exact up to |r| = {max_exact - 1} (green dashes), log-spaced to {md} (red dots)"
         )
         self.im.set_data(matrix)
         self.im.set_clim(0, nb - 1)
