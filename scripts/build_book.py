@@ -228,17 +228,20 @@ def prepare(page: Page) -> Any:
         outputs = []
         for out in cell.get("outputs", []):
             data = out.get("data", {})
-            if WIDGET_VIEW in data:
-                controls = _widget_controls(state, data[WIDGET_VIEW].get("model_id", ""))
-                note = _widget_note(controls, previous_had_figure or bool(pngs), page.source)
-                outputs.append(nbformat.v4.new_output("display_data", data={"text/html": note}))
-                continue
             if "image/png" in data:
                 meta = out.setdefault("metadata", {}).setdefault("image/png", {})
                 if not meta.get("alt"):  # a notebook may give its own; keep it
                     k = pngs.index(out)
                     count = f" (figure {k + 1} of {len(pngs)})" if len(pngs) > 1 else ""
                     meta["alt"] = f"Figure for “{heading}”{count}" + (f": {lead}" if lead else "")
+            if WIDGET_VIEW in data:
+                if "image/png" in data:  # poslib.viz.interact saves a picture of its figure beside the widget
+                    picture = {"image/png": data["image/png"]}
+                    outputs.append(nbformat.v4.new_output("display_data", data=picture, metadata=out["metadata"]))
+                controls = _widget_controls(state, data[WIDGET_VIEW].get("model_id", ""))
+                note = _widget_note(controls, previous_had_figure or bool(pngs), page.source)
+                outputs.append(nbformat.v4.new_output("display_data", data={"text/html": note}))
+                continue
             outputs.append(out)
         cell.outputs = outputs
         previous_had_figure = bool(pngs)

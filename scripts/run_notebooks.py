@@ -32,14 +32,16 @@ def run(path: pathlib.Path, timeout: int) -> float:
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-WIDGET_TEXT = "Interactive figure: run this notebook in Jupyter to use its sliders."
+WIDGET_TEXT = "Interactive figure: run the notebook to move its controls."
 
 
 def replace_widget_text(nb: nbformat.NotebookNode) -> int:
     """Give every widget output a readable plain-text fallback; returns how many were changed.
 
-    A saved widget's fallback is its repr (``VBox(children=(HBox(...``), which is what a reader
-    sees before the kernel runs. nbval does not compare widget cells (they are marked to be ignored).
+    What a reader sees before the kernel runs is a saved widget's fallback. ``poslib.viz.interact``
+    already saves a PNG of its figure and this text beside the widget; any other widget would fall
+    back to its repr (``VBox(children=(HBox(...``), which this replaces. nbval does not compare
+    widget cells (they carry the ``nbval-ignore-output`` tag).
     """
     changed = 0
     for cell in nb.cells:

@@ -5,11 +5,16 @@ import numpy as np
 import pytest
 
 import poslib as P
-from poslib.viz.relative import DebertaPlot, T5BucketPlot, freeze_layout, heatmap_row
+from poslib.viz.relative import DebertaPlot, T5BucketPlot, heatmap_row
+from poslib.viz.style import freeze_layout
 
 
-def test_heatmap_row_has_one_colour_bar_per_matrix_and_rejects_mismatch():
-    fig = heatmap_row([np.eye(3), -np.eye(3)], ["a", "b"])
+def test_heatmap_row_shares_one_colour_scale_unless_asked_and_rejects_mismatch():
+    fig = heatmap_row([np.eye(3), -2 * np.eye(3)], ["a", "b"])
+    assert sum(ax.get_label() == "<colorbar>" for ax in fig.axes) == 1
+    assert {im.get_clim() for ax in fig.axes for im in ax.images} == {(-2.0, 2.0)}, "equal colours, equal values"
+    plt.close(fig)
+    fig = heatmap_row([np.eye(3), -2 * np.eye(3)], ["a", "b"], shared_scale=False)
     assert sum(ax.get_label() == "<colorbar>" for ax in fig.axes) == 2
     plt.close(fig)
     with pytest.raises(ValueError, match="mats and titles"):

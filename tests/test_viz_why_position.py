@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from poslib.teaching import toy
-from poslib.viz.why_position import ORDERS, PermutationPlot, freeze_layout, permutation_views
+from poslib.viz.style import freeze_layout
+from poslib.viz.why_position import ORDERS, PermutationPlot, permutation_views
 
 
 def test_permutation_plot_draws_permuted_weights():

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+import base64
+import functools
+import html
 import importlib
 import io
 import pkgutil
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+
+from .style import RENDER_DPI, display_width_px, freeze_layout
 
 __all__ = ["LivePlot", "all_live_plots", "interact", "render_png"]
 
+SLIDER_WIDTH = "560px"  # a 4096-position slider moves ~7 positions per pixel here, and the number box is exact
+FINE_STEPS = 256  # sliders with more steps than this get a linked number box
+WIDGET_TEXT = "Interactive figure: run the notebook to move its controls."  # scripts/run_notebooks.py writes the same
 
-def render_png(fig: Figure, dpi: int = 80) -> bytes:
-    """The figure drawn to PNG bytes (what the notebook's image widget shows)."""
+
+def render_png(fig: Figure, dpi: int = RENDER_DPI, *, compress_level: int = 1) -> bytes:
+    """The figure drawn to PNG bytes (what the notebook's image widget shows), at twice the display resolution.
+
+    zlib level 1 by default: at 2× resolution, level 6 (PIL's default) spends ~0.3 s per slider
+    move compressing an image that only crosses a local socket; saved notebooks use 9.
+    """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
+    fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": compress_level})
     return buf.getvalue()
 
 
@@ -24,70 +37,162 @@ class LivePlot:
     """A figure with named parameters that sliders turn.
 
     Subclasses set ``defaults`` (parameter → initial value), implement
-    ``build()`` to create the figure and artists from ``self.params``, and
-    ``redraw()`` to change those artists' data for new ``self.params``.
-    ``bench_values`` lists parameter settings the slider benchmark and the
-    tests sweep through.
+    ``build()`` to create the figure and its artists and ``redraw()`` to set
+    those artists' data from ``self.params``. The constructor runs build →
+    redraw → :func:`~poslib.viz.style.freeze_layout`, so the layout is solved
+    once, with the first data drawn. ``bench_values`` lists parameter settings
+    the slider benchmark and the tests sweep through.
     """
 
     defaults: ClassVar[dict[str, Any]] = {}
     bench_values: ClassVar[list[dict[str, Any]]] = []
 
     def __init__(self, **params: Any) -> None:
+        self._check(params)
+        self.params: dict[str, Any] = {**self.defaults, **params}
+        self.fig: Figure = self.build()
+        self.redraw()
+        freeze_layout(self.fig)
+
+    def _check(self, params: dict[str, Any]) -> None:
         unknown = set(params) - set(self.defaults)
         if unknown:
             raise TypeError(
                 f"{type(self).__name__} has no parameter(s) {sorted(unknown)}; it has {sorted(self.defaults)}"
             )
-        self.params: dict[str, Any] = {**self.defaults, **params}
-        self.fig: Figure = self.build()
 
     def build(self) -> Figure:
-        """Create and return the figure for ``self.params``."""
+        """Create and return the figure and its artists (their data is set by ``redraw``)."""
         raise NotImplementedError
 
     def redraw(self) -> None:
         """Update the existing artists for ``self.params`` (no new figure, no new axes)."""
         raise NotImplementedError
 
+    def limits(self) -> dict[str, tuple[float, float]]:
+        """Current (min, max) of parameters whose range depends on the others; ``interact`` applies them."""
+        return {}
+
     def update(self, **params: Any) -> Figure:
         """Set some parameters and redraw in place; returns the same figure object."""
-        unknown = set(params) - set(self.defaults)
-        if unknown:
-            raise TypeError(
-                f"{type(self).__name__} has no parameter(s) {sorted(unknown)}; it has {sorted(self.defaults)}"
-            )
+        self._check(params)
         self.params.update(params)
         self.redraw()
         return self.fig
 
     def close(self) -> None:
         """Release the figure (tests and benchmarks build many)."""
+        import matplotlib.pyplot as plt
+
         plt.close(self.fig)
 
 
-def interact(plot: LivePlot, **controls: Any) -> Any:
-    """Wire ipywidgets ``controls`` (name → widget) to ``plot.update``; returns a widget box to display.
+def _widen(w: Any, widgets: Any) -> Any:
+    """Full labels, wide sliders, and a linked number box where a slider has too many steps for a mouse."""
+    if hasattr(w, "style") and hasattr(w.style, "description_width"):
+        w.style.description_width = "initial"
+    is_slider = "Slider" in type(w).__name__
+    if is_slider:
+        w.layout.width = SLIDER_WIDTH
+    # One format for counts everywhere (slider readouts and figure titles): 16,384, not 16384.
+    if isinstance(w, widgets.IntSlider) and w.readout_format == "d":
+        w.readout_format = ",d"
+    if isinstance(w, widgets.SelectionSlider) and all(isinstance(v, int) for v in w.options):
+        value = w.value
+        w.options = [(f"{v:,}", v) for v in w.options]
+        w.value = value
+    steps = (w.max - w.min) / w.step if isinstance(w, widgets.IntSlider | widgets.FloatSlider) else 0
+    if steps <= FINE_STEPS:
+        return w
+    box_cls = widgets.BoundedIntText if isinstance(w, widgets.IntSlider) else widgets.BoundedFloatText
+    box = box_cls(value=w.value, min=w.min, max=w.max, step=w.step, layout=widgets.Layout(width="90px"))
+    w.readout = False  # the box shows the value: one number, one format
+    widgets.link((w, "value"), (box, "value"))
+    widgets.link((w, "max"), (box, "max"))
+    return widgets.HBox([w, box])
 
-    The figure is shown as an ``ipywidgets.Image`` whose PNG is replaced on
-    every change, so the browser swaps one image instead of a new output.
+
+class _Interactive:
+    """Mix-in for the box ``interact`` returns: a saved notebook shows a PNG of the figure, not the widget's repr."""
+
+    plot: LivePlot
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
+        if bundle is None:
+            return None
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        png = base64.b64encode(render_png(self.plot.fig, compress_level=9)).decode("ascii")
+        data = {**data, "image/png": png, "text/plain": WIDGET_TEXT}
+        return data, {**meta, "image/png": {"width": display_width_px(self.plot.fig)}}
+
+
+@functools.cache
+def _box_class() -> Callable[..., Any]:
+    """A VBox that is also :class:`_Interactive` (made on first use: ipywidgets is imported only when needed)."""
+    import ipywidgets as widgets
+
+    return type("InteractiveFigure", (_Interactive, widgets.VBox), {})
+
+
+def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
+    """Wire ipywidgets ``controls`` (parameter name → widget) to ``plot``; returns the box to display.
+
+    The box holds the controls (full labels, wide sliders, a number box for fine
+    ranges), a reset button, ``caption`` (one line: what to look for), and the
+    figure as an ``ipywidgets.Image`` shown at its display width, whose PNG is
+    replaced on every change. Saved in a notebook, the box also carries a PNG
+    of the figure, which is what a reader sees before running it.
     """
     import ipywidgets as widgets
 
+    plot._check(controls)
     # Start from the controls' values, not the plot's defaults: otherwise a control created with
-    # another value (a Dropdown on its second option) sits beside a figure of a different setting,
-    # and moving it onto the plot's default redraws nothing.
+    # another value (a Dropdown on its second option) sits beside a figure of a different setting.
     plot.update(**{name: w.value for name, w in controls.items()})
-    image = widgets.Image(value=render_png(plot.fig), format="png")
-    plt.close(plot.fig)  # keep the inline backend from showing it a second time
+    initial = {name: w.value for name, w in controls.items()}
+    px = display_width_px(plot.fig)
+    image = widgets.Image(value=render_png(plot.fig), format="png", width=str(px))
+    image.layout = widgets.Layout(width=f"{px}px", max_width="100%", height="auto")
+    plot.close()  # a pyplot-made figure would otherwise be shown a second time by the inline backend
+    holding = [False]
+
+    def apply_limits() -> None:
+        for name, (lo, hi) in plot.limits().items():
+            if name not in controls:
+                continue
+            w = controls[name]
+            w.max, w.min = max(hi, w.min), min(lo, w.max)
 
     def on_change(_change: Any = None) -> None:
+        if holding[0]:
+            return
         plot.update(**{name: w.value for name, w in controls.items()})
+        apply_limits()
         image.value = render_png(plot.fig)
 
+    def reset(_button: Any = None) -> None:
+        holding[0] = True
+        try:
+            for name, value in initial.items():
+                controls[name].value = value
+        finally:
+            holding[0] = False
+        on_change()
+
+    apply_limits()
+    rows = [_widen(w, widgets) for w in controls.values()]
     for w in controls.values():
         w.observe(on_change, names="value")
-    return widgets.VBox([widgets.HBox(list(controls.values())), image])
+    button = widgets.Button(description="reset", tooltip="back to the starting values", icon="undo")
+    button.layout.width = "90px"
+    button.on_click(reset)
+    children: list[Any] = [*rows, button]
+    if caption:
+        children.append(widgets.HTML(f"<i>What to look for:</i> {html.escape(caption)}"))
+    box = _box_class()([*children, image])
+    box.plot, box.image, box.controls = plot, image, controls
+    return box
 
 
 def all_live_plots() -> list[type[LivePlot]]:

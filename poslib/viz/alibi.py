@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from ..alibi import alibi_bias, alibi_receptive_field, alibi_slopes
 from ..attn import softmax
 from ._live import LivePlot
-from .relative import freeze_layout, sparse_colorbar
+from .style import legend_outside, new_figure, sparse_colorbar
 
 __all__ = ["AlibiBiasPlot", "AlibiReachPlot"]
 
@@ -52,24 +52,25 @@ class AlibiBiasPlot(LivePlot):
     floor = 8.0
 
     def build(self) -> Figure:
-        fig, (a_bias, a_slopes) = plt.subplots(
-            1, 2, figsize=(11.5, 4.3), layout="constrained", gridspec_kw={"width_ratios": [1, 1.2]}
-        )
+        fig, (a_bias, a_slopes) = new_figure(9.8, 4.6, ncols=2, gridspec_kw={"width_ratios": [1, 1.2]})
         cmap = plt.get_cmap("viridis").with_extremes(bad="0.85")
         self.im = a_bias.imshow(np.zeros((self.seq_len, self.seq_len)), cmap=cmap, vmin=-self.floor, vmax=0)
-        sparse_colorbar(fig, self.im, a_bias, "bias −m·|i − j| (one scale for all heads)", shrink=1.0)
+        sparse_colorbar(fig, self.im, a_bias, r"bias $-m\,|i-j|$ (one scale for all heads)", shrink=1.0)
         a_bias.set(xlabel="key position j", ylabel="query position i")
         self.a_bias = a_bias
-        (self.main,) = a_slopes.semilogy([], [], "o", color="C0", label="2^(−8h/p), p = largest power of two ≤ n")
-        (self.extra,) = a_slopes.semilogy([], [], "s", color="C1", label="extras: odd terms of the 2p sequence")
-        (self.chosen,) = a_slopes.semilogy([], [], "o", ms=14, mfc="none", mec="C3", mew=2, label="shown head")
-        a_slopes.set(xlabel="head h", ylabel="slope m_h", xlim=(0, MAX_HEADS + 1), ylim=(2**-12, 1.5))
+        (self.main,) = a_slopes.semilogy([], [], "o", color="C0", label=r"$2^{-8h/p}$, p = largest power of two ≤ n")
+        (self.extra,) = a_slopes.semilogy([], [], "s", color="C4", label="extras: odd terms of the 2p sequence")
+        (self.chosen,) = a_slopes.semilogy([], [], "o", ms=14, mfc="none", mec="C2", mew=2, label="shown head")
+        a_slopes.set(xlabel="head h", ylabel=r"slope $m_h$", xlim=(0, MAX_HEADS + 1), ylim=(2**-9.5, 1.5))
         a_slopes.set_yticks([2.0**-k for k in range(0, 9)], ["1"] + [f"1/{2**k}" for k in range(1, 9)])
         a_slopes.minorticks_off()
-        a_slopes.legend(fontsize=9, loc="lower left")  # below the smallest slope, 2⁻⁸
+        legend_outside(a_slopes, where="below")
         self.a_slopes = a_slopes
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
+
+    def limits(self) -> dict[str, tuple[float, float]]:
+        """The head slider ends at the number of heads."""
+        return {"head": (1, int(self.params["n_heads"]))}
 
     def redraw(self) -> None:
         n = int(self.params["n_heads"])
@@ -79,14 +80,14 @@ class AlibiBiasPlot(LivePlot):
         bias = alibi_bias(n, self.seq_len, causal=causal)[h - 1]
         self.im.set_data(np.ma.masked_invalid(bias))  # the colour limits stay fixed: see the class docstring
         kind = "causal" if causal else "symmetric"
-        self.a_bias.set_title(f"head {h} of {n}, slope m = {slopes[h - 1]:.4g} ({kind})", fontsize=10)
+        self.a_bias.set_title(f"head {h} of {n}, slope m = {slopes[h - 1]:.4g} ({kind})")
         p = _split(n)
         heads = np.arange(1, n + 1)
         self.main.set_data(heads[:p], slopes[:p])
         self.extra.set_data(heads[p:], slopes[p:])
         self.chosen.set_data([h], [slopes[h - 1]])
         self.a_slopes.set_xlim(0, n * 1.1 + 1.5)
-        self.a_slopes.set_title(f"The paper's slopes for {n} heads", fontsize=10)
+        self.a_slopes.set_title(f"The paper's slopes for {n} heads")
 
 
 class AlibiReachPlot(LivePlot):
@@ -106,21 +107,20 @@ class AlibiReachPlot(LivePlot):
     ]
 
     def build(self) -> Figure:
-        fig, (a_w, a_r) = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+        fig, (a_w, a_r) = new_figure(9.8, 4.4, ncols=2)
         colors = plt.get_cmap("plasma")(np.linspace(0, 0.9, MAX_HEADS))
-        self.lines = [a_w.semilogy([], [], color=colors[k], lw=1.2)[0] for k in range(MAX_HEADS)]
+        self.lines = [a_w.semilogy([], [], color=colors[k], ls="-", lw=1.2)[0] for k in range(MAX_HEADS)]
         a_w.set(xlabel="distance to the key (tokens)", ylabel="attention weight", ylim=(1e-7, 1.5))
         a_w.minorticks_off()
         self.a_w = a_w
         (self.reach,) = a_r.semilogy([], [], "o-", color="C0", label="90 % of the weight within")
         (self.reach99,) = a_r.semilogy([], [], "s--", color="C2", label="99 % of the weight within")
-        self.length_line = a_r.axhline(1, color="C3", ls=":", label="sequence length")
+        self.length_line = a_r.axhline(1, color="C1", ls=":", label="sequence length")
         a_r.set(xlabel="head h", ylabel="distance (tokens)", ylim=(0.5, 3e4))
         a_r.minorticks_off()
-        a_r.legend(fontsize=8, loc="upper left")
+        legend_outside(a_r, where="below", ncol=2)
         self.a_r = a_r
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         n, length = int(self.params["n_heads"]), int(self.params["length"])
@@ -134,10 +134,10 @@ class AlibiReachPlot(LivePlot):
                 line.set_data(t, weights[k, t])
             line.set_visible(k < n)
         self.a_w.set_xlim(0, length)
-        self.a_w.set_title(f"Weight on each key from ALiBi alone, {n} heads, {length} tokens", fontsize=10)
+        self.a_w.set_title(f"Weight on each key from ALiBi alone\n{n} heads (dark: steepest), {length:,} tokens")
         heads = np.arange(1, n + 1)
         self.reach.set_data(heads, alibi_receptive_field(slopes, 0.9, length=length))
         self.reach99.set_data(heads, alibi_receptive_field(slopes, 0.99, length=length))
         self.length_line.set_ydata([length] * 2)
         self.a_r.set_xlim(0.5, n + 0.5)
-        self.a_r.set_title("Each head's reach (receptive field)", fontsize=10)
+        self.a_r.set_title("Each head's reach (receptive field)")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
 from ..fire import fire_bias, fire_inputs, fire_weights_from_bias
 from ._live import LivePlot
+from .style import legend_outside, new_figure, series
 
 __all__ = ["FireInterpolationPlot", "fire_function_figure"]
 
@@ -36,27 +36,26 @@ class FireInterpolationPlot(LivePlot):
         return queries, u, bias
 
     def build(self) -> Figure:
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+        fig, (ax1, ax2) = new_figure(9.8, 4.2, ncols=2)
         self.ax1, self.ax2 = ax1, ax2
         queries, u, bias = self._curves()
         self.lines_u, self.lines_b = [], []
         for k, i in enumerate(queries):
             d = np.arange(i + 1)
-            (a,) = ax1.plot(d, u[i, i - d], color=f"C{k}", lw=1.5, label=f"query i = {i}")
-            (b,) = ax2.plot(d, bias[i, i - d], color=f"C{k}", lw=1.5, label=f"query i = {i}")
+            (a,) = ax1.plot(d, u[i, i - d], lw=1.5, label=f"query i = {i}", **series(k))
+            (b,) = ax2.plot(d, bias[i, i - d], lw=1.5, label=f"query i = {i}", **series(k))
             self.lines_u.append(a)
             self.lines_b.append(b)
         ax1.set(xlabel="distance d = i − j (tokens)", ylabel="u = ψ(d) / ψ(max(L, i))", ylim=(-0.03, 1.03))
         ax2.set(xlabel="distance d = i − j (tokens)", ylabel="bias f(u)")
-        ax1.legend(loc="lower right", fontsize=9)
-        ax2.legend(loc="lower left", fontsize=9)
+        self.legend = fig.legend(*ax1.get_legend_handles_labels(), loc="outside lower center", ncol=4)
         self._titles()
         return fig
 
     def _titles(self) -> None:
         c, L = self.params["c"], self.params["L"]
-        self.ax1.set_title(f"FIRE's input, c = {c:g}, L = {L}", fontsize=10)
-        self.ax2.set_title("FIRE fitted to ALiBi (slope 1/4) on 0 … L", fontsize=10)
+        self.ax1.set_title(f"FIRE's input, c = {c:.2f}, L = {L} tokens")
+        self.ax2.set_title("FIRE fitted to ALiBi (slope 1/4) on 0 … L")
 
     def redraw(self) -> None:
         queries, u, bias = self._curves()
@@ -64,14 +63,11 @@ class FireInterpolationPlot(LivePlot):
             d = np.arange(i + 1)
             self.lines_u[k].set_data(d, u[i, i - d])
             self.lines_b[k].set_data(d, bias[i, i - d])
-            self.lines_u[k].set_label(f"query i = {i}")
-            self.lines_b[k].set_label(f"query i = {i}")
+            self.legend.get_texts()[k].set_text(f"query i = {i}")
         for ax in (self.ax1, self.ax2):
             ax.relim()
             ax.autoscale_view()
         self.ax1.set_ylim(-0.03, 1.03)
-        self.ax1.legend(loc="lower right", fontsize=9)
-        self.ax2.legend(loc="lower left", fontsize=9)
         self._titles()
 
 
@@ -80,20 +76,20 @@ def fire_function_figure(layers: list[dict[str, Any]], title: str) -> Figure:
 
     The top axis converts u back to the distance it means for a query at i ≤ L: d = ((cL + 1)^u − 1)/c.
     """
-    fig, axes = plt.subplots(1, len(layers), figsize=(5.2 * len(layers), 3.6), layout="constrained", squeeze=False)
+    fig, axes = new_figure(min(9.8, 4.6 * len(layers) + 1.2), 3.8, ncols=len(layers), pyplot=True, squeeze=False)
     u = np.linspace(0, 1, 401)
     for ax, (layer, p) in zip(axes[0], enumerate(layers), strict=True):
         hidden = np.maximum(u[:, None] * p["w1"] + p["b1"], 0)
         f = hidden @ p["w2"].T + p["b2"]
         f = f - f[0]  # softmax ignores a constant per query: compare shapes, anchored at distance 0
         for h in range(f.shape[1]):
-            ax.plot(u, f[:, h], lw=1.5, label=f"head {h}")
+            ax.plot(u, f[:, h], lw=1.5, label=f"head {h}", **series(h, len(u)))
         # u = 1 is d = L itself (a learned, fractional L); the other ticks are round distances below it
         ticks = np.array([t for t in (0, 1, 4, 16, 64, 256) if t < 0.9 * p["L"]] + [p["L"]])
         labels = [str(int(t)) for t in ticks[:-1]] + [f"L = {p['L']:.1f}"]
         ax.set_xticks(np.log(p["c"] * ticks + 1) / np.log(p["c"] * p["L"] + 1), labels)
-        ax.set(xlabel=f"distance d = i − j for a query at i ≤ L  (learned c = {p['c']:.2f})")
+        ax.set(xlabel=f"distance d = i − j (tokens), query at i ≤ L\n(learned c = {p['c']:.2f})")
         ax.set(ylabel="f(u) − f(0)", title=f"layer {layer}")
-        ax.legend(fontsize=9, loc="best")
-    fig.suptitle(title, fontsize=11)
+    legend_outside(axes[0, -1])
+    fig.suptitle(title)
     return fig

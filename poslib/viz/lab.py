@@ -16,17 +16,17 @@ from matplotlib.figure import Figure
 
 __all__ = ["SCHEME_STYLE", "attention_profile_figure", "perplexity_figure"]
 
-# One colour per family: RoPE and its inference-time variants share blues and dashes.
+# RoPE's inference-time variants share dashes (one family) but not colours (Okabe-Ito hues, told apart).
 SCHEME_STYLE: dict[str, dict[str, Any]] = {
     "nope": dict(color="0.45", ls="-", marker="o"),
     "learned": dict(color="#8c564b", ls="-", marker="s"),
     "sinusoidal": dict(color="#e377c2", ls="-", marker="D"),
     "rope": dict(color="#1f77b4", ls="-", marker="o", lw=2.2),
-    "rope+pi": dict(color="#6baed6", ls="--", marker="v"),
-    "rope+ntk": dict(color="#08519c", ls="--", marker="^"),
-    "rope+dynamic": dict(color="#17becf", ls="--", marker="<"),
-    "rope+yarn": dict(color="#3182bd", ls=":", marker=">"),
-    "rope+logn": dict(color="#9ecae1", ls="-.", marker="x"),
+    "rope+pi": dict(color="#E69F00", ls="--", marker="v"),
+    "rope+ntk": dict(color="#009E73", ls="--", marker="^"),
+    "rope+dynamic": dict(color="#CC79A7", ls="--", marker="<"),
+    "rope+yarn": dict(color="#56B4E9", ls=":", marker=">"),
+    "rope+logn": dict(color="#000000", ls="-.", marker="x"),
     "xpos": dict(color="#9467bd", ls="-", marker="P"),
     "t5": dict(color="#bcbd22", ls="-", marker="*"),
     "alibi": dict(color="#d62728", ls="-", marker="o", lw=2.2),
@@ -51,7 +51,7 @@ def perplexity_figure(
     cfg = results["config"]
     lens, train_len = list(cfg["eval_lens"]), cfg["train_len"]
     schemes = list(schemes) if schemes is not None else list(results["ppl"])
-    fig, ax = plt.subplots(figsize=(9.5, 5.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(9.8, 5.2), layout="constrained")
     finite = []
     for name in schemes:
         ys = [results["ppl"][name][str(L)] for L in lens]
@@ -68,7 +68,7 @@ def perplexity_figure(
             ax.plot(xs, yv, label=label, **style)
         finite += yv
     ax.axvline(train_len, color="k", lw=1, ls=":")
-    ax.text(train_len, 0.98, r" $L_{train}$", transform=ax.get_xaxis_transform(), fontsize=9, va="top")
+    ax.text(train_len, 1.01, r"$L_{\mathrm{train}}$", transform=ax.get_xaxis_transform(), ha="center", va="bottom")
     ax.set_xscale("log", base=2)
     ax.set_xticks(lens, [f"{L}\n({L // train_len}×)" for L in lens])
     if ylim is not None:
@@ -82,18 +82,18 @@ def perplexity_figure(
         clipped = [n for n in schemes if any(v is not None and v > top for v in results["ppl"][n].values())]
         for k, name in enumerate(clipped):
             worst = max(v for v in results["ppl"][name].values() if v is not None)
-            ax.annotate(
-                f"{name} off the chart (up to {worst:.0f})",
-                xy=(0.99, 0.97 - 0.05 * k),
+            ax.annotate(  # outside the axes, below the legend: a note inside would cross the clipped curve
+                f"{name} off the chart\n(up to {worst:.0f})",
+                xy=(1.01, 0.1 * k),
                 xycoords="axes fraction",
-                ha="right",
-                va="top",
+                ha="left",
+                va="bottom",
                 fontsize=9,
                 color=SCHEME_STYLE.get(name, {}).get("color", "k"),
             )
     ax.set_xlabel("evaluation length L (bytes; log scale)")
     ax.set_ylabel("validation perplexity (bytes)")
-    ax.set_title(f"Trained at $L_{{train}}$ = {train_len}, evaluated on non-overlapping windows of L", fontsize=11)
+    ax.set_title(f"Trained at $L_{{\\mathrm{{train}}}}$ = {train_len}, evaluated on non-overlapping windows of L")
     ax.grid(alpha=0.3, which="both")
     # Outside the axes, so no legend ever covers a curve.
     ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
@@ -108,7 +108,7 @@ def attention_profile_figure(profiles: dict[str, dict[str, dict[str, np.ndarray]
     "1" are drawn pale). Bars are grouped by layer·head; a dotted line marks
     L_train on the distance panel.
     """
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(9.8, 4.6), layout="constrained")
     entries = [(scheme, label, prof) for scheme, by_len in profiles.items() for label, prof in by_len.items()]
     n_layers, n_heads = next(iter(entries))[2]["entropy"].shape
     x = np.arange(n_layers * n_heads)
@@ -127,7 +127,7 @@ def attention_profile_figure(profiles: dict[str, dict[str, dict[str, np.ndarray]
             )
     ticks = [f"L{layer}·h{head}" for layer in range(n_layers) for head in range(n_heads)]
     axes[0].axhline(train_len, color="k", ls=":", lw=1)
-    axes[0].text(0.01, train_len, r" $L_{train}$", transform=axes[0].get_yaxis_transform(), va="bottom", fontsize=9)
+    axes[0].text(1.01, train_len, r"$L_{\mathrm{train}}$", transform=axes[0].get_yaxis_transform(), va="center")
     axes[0].set_ylabel(r"mean distance $\sum_j w_{ij}\,(i-j)$ (bytes)")
     axes[0].set_title("How far each head looks (queries in the last quarter)")
     axes[1].set_ylabel("attention entropy (nats)")

@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
 from ..sinusoidal import sinusoidal_table
 from ..teaching.similarity import cosine_similarity_matrix, offset_profile
 from ._live import LivePlot
-from .why_position import freeze_layout
+from .style import legend_outside, new_figure, series
 
 __all__ = ["SimilarityRowPlot", "default_tables", "offset_profiles_figure", "table_heatmaps"]
 
@@ -76,23 +75,24 @@ class SimilarityRowPlot(LivePlot):
         return name
 
     def build(self) -> Figure:
-        fig, (ax_s, ax_r) = plt.subplots(
-            1, 2, figsize=(10, 4), layout="constrained", gridspec_kw={"width_ratios": [1, 1.3]}
-        )
+        fig, (ax_s, ax_r) = new_figure(9.8, 4.0, ncols=2, gridspec_kw={"width_ratios": [1, 1.3]})
         self.ax_s, self.ax_r = ax_s, ax_r
         self.im = ax_s.imshow(np.eye(2), vmin=-1, vmax=1, cmap="RdBu_r", interpolation="nearest")
-        fig.colorbar(self.im, ax=ax_s, shrink=0.85, label=r"$\cos\angle(p_m, p_n)$", ticks=[-1, 0, 1])
+        fig.colorbar(self.im, ax=ax_s, shrink=0.85, label="cosine similarity", ticks=[-1, 0, 1])
         self.hline = ax_s.axhline(0, color="k", lw=1, ls="--")
         ax_s.set(xlabel="position n", ylabel="position m")
-        (self.row_line,) = ax_r.plot([], [], color="C0", lw=1.2)
-        (self.row_dot,) = ax_r.plot([], [], "o", color="C3", ms=5, label="n = m (always 1)")
+        (self.row_line,) = ax_r.plot([], [], color="C0", lw=1.2, ls="-", label="row m of the matrix")
+        (self.row_dot,) = ax_r.plot([], [], "o", color="C1", ms=6, label="n = m (always 1)")
         ax_r.axhline(0, color="0.7", lw=0.8)
         ax_r.set(
             ylim=(-1.05, 1.05), xlabel="position n", ylabel=r"$\cos\angle(p_m, p_n)$", yticks=[-1, -0.5, 0, 0.5, 1]
         )
-        ax_r.legend(loc="lower right", fontsize=8)
-        self.redraw()
-        return freeze_layout(fig)
+        legend_outside(ax_r, where="below", ncol=2)
+        return fig
+
+    def limits(self) -> dict[str, tuple[float, float]]:
+        """The position slider ends at the shown table's last row."""
+        return {"position": (0, self.tables[self._name()].shape[0] - 1)}
 
     def redraw(self) -> None:
         name = self._name()
@@ -104,11 +104,11 @@ class SimilarityRowPlot(LivePlot):
         self.ax_s.set_xlim(-0.5, n - 0.5)
         self.ax_s.set_ylim(n - 0.5, -0.5)
         self.hline.set_ydata([m, m])
-        self.ax_s.set_title(f"{name}\nsimilarity matrix, {n} positions", fontsize=10)
+        self.ax_s.set_title(f"{name}\nsimilarity matrix, {n} positions")
         self.row_line.set_data(np.arange(n), s[m])
         self.row_dot.set_data([m], [1.0])
         self.ax_r.set_xlim(-0.5, n - 0.5)
-        self.ax_r.set_title(f"row m = {m}: how similar position {m} is to every other", fontsize=10)
+        self.ax_r.set_title(f"row m = {m}: how similar position {m} is to every other")
 
 
 def table_heatmaps(tables: Mapping[str, Any], *, max_dims: int | None = None) -> Figure:
@@ -118,7 +118,7 @@ def table_heatmaps(tables: Mapping[str, Any], *, max_dims: int | None = None) ->
     """
     if not tables:
         raise ValueError("tables must name at least one table")
-    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.6), layout="constrained", squeeze=False)
+    fig, axes = new_figure(min(9.8, 4.2 * len(tables)), 3.6, ncols=len(tables), pyplot=True, squeeze=False)
     for ax, (name, table) in zip(axes[0], tables.items(), strict=True):
         t = _as_numpy(table, name)
         if max_dims is not None:
@@ -134,16 +134,16 @@ def offset_profiles_figure(tables: Mapping[str, Any], max_offset: int = 128) -> 
     """Mean cosine similarity against distance |m − n| (0 … max_offset) for each table, one line each."""
     if not tables:
         raise ValueError("tables must name at least one table")
-    fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
-    for name, table in tables.items():
+    fig, ax = new_figure(9.0, 3.4, pyplot=True)
+    for j, (name, table) in enumerate(tables.items()):
         s = cosine_similarity_matrix(_as_numpy(table, name))
         k = min(max_offset, s.shape[0] - 1)
-        ax.plot(np.arange(k + 1), offset_profile(s, k), marker="." if k < 40 else None, label=name)
+        ax.plot(np.arange(k + 1), offset_profile(s, k), label=name, **series(j, k + 1))
     ax.axhline(0, color="0.7", lw=0.8)
     ax.set(
-        title="How similar are two positions a distance k apart? (mean over all pairs)",
+        title="How similar are two positions k apart? (mean over all pairs)",
         xlabel="distance k = |m − n| (positions)",
         ylabel=r"mean $\cos\angle(p_m, p_{m+k})$",
     )
-    ax.legend(fontsize=8)
+    legend_outside(ax)
     return fig

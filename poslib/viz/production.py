@@ -9,7 +9,6 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -17,7 +16,7 @@ from ..mrope import apply_mrope, mrope_axis_of_pair
 from ..rope import rope_frequencies
 from ..rope_configs import rope_base_lower_bound
 from ._live import LivePlot
-from .relative import freeze_layout, sparse_colorbar
+from .style import legend_outside, new_figure, series, sparse_colorbar
 
 __all__ = ["REAL_BASES", "BaseBoundPlot", "MropeGridPlot", "PartialRotaryPlot", "base_bound_table", "p_rope_freq"]
 
@@ -82,17 +81,17 @@ class PartialRotaryPlot(LivePlot):
         return lengths
 
     def build(self) -> Figure:
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+        fig, (ax1, ax2) = new_figure(9.8, 4.6, ncols=2)
         self.lines1, self.lines2 = [], []
         for i, (label, (wl, score)) in enumerate(self._curves().items()):
-            (a,) = ax1.semilogy(wl, marker="o", ms=3, lw=1, color=f"C{i}", label=label)
-            (b,) = ax2.plot(self.distances, score, lw=1.2, color=f"C{i}", label=label)
+            (a,) = ax1.semilogy(wl, ms=3, lw=1, label=label, **series(i))
+            (b,) = ax2.plot(self.distances, score, lw=1.2, label=label, **series(i, len(self.distances)))
             self.lines1.append(a)
             self.lines2.append(b)
         ax1.set(
-            title="rotated pairs (missing points: passed through)",
+            title="rotated pairs\n(missing points: passed through)",
             xlabel="pair index i",
-            ylabel="wavelength 2π/θᵢ (tokens)",
+            ylabel=r"wavelength $2\pi/\theta_i$ (tokens)",
         )
         ax2.set(
             title="a key identical to the query",
@@ -101,22 +100,21 @@ class PartialRotaryPlot(LivePlot):
             ylim=(-0.25, 1.05),
         )
         ax2.axhline(0, color="0.7", lw=0.8)
-        ax1.legend(loc="upper left", fontsize=9, frameon=False)
-        self.redraw()
-        return freeze_layout(fig)
+        self.legend = fig.legend(*ax1.get_legend_handles_labels(), loc="outside lower center", ncol=3)
+        return fig
 
     def redraw(self) -> None:
         curves = self._curves()
-        for a, b, (label, (wl, score)) in zip(self.lines1, self.lines2, curves.items(), strict=True):
+        for a, b, text, (label, (wl, score)) in zip(
+            self.lines1, self.lines2, self.legend.get_texts(), curves.items(), strict=True
+        ):
             a.set_ydata(wl)
-            a.set_label(label)
             b.set_ydata(score)
-        self.lines1[0].axes.legend(loc="upper left", fontsize=9, frameon=False)
+            text.set_text(label)
         floor = [score[-1000:].mean() for _, score in curves.values()]
         self.lines2[0].axes.set_title(
             f"a key identical to the query (p = {self.params['fraction']:.3g})\n"
-            "mean over Δ ∈ [3097, 4096]: " + ", ".join(f"{f:.2f}" for f in floor),
-            fontsize=10,
+            "mean over Δ ∈ [3097, 4096]: " + ", ".join(f"{f:.2f}" for f in floor)
         )
 
 
@@ -138,17 +136,17 @@ class BaseBoundPlot(LivePlot):
     head_dim = 128
 
     def build(self) -> Figure:
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+        fig, (ax1, ax2) = new_figure(9.8, 4.0, ncols=2, gridspec_kw={"width_ratios": [1, 1.35]})
         table = dict(base_bound_table(self.head_dim))
-        (self.b_bound,) = ax1.plot([], [], color="C0", lw=1, label="base = lower bound")
-        (self.b_1e4,) = ax1.plot([], [], color="C3", lw=1, alpha=0.8, label="base = 10⁴")
+        (self.b_bound,) = ax1.plot([], [], color="C0", ls="-", lw=1, label="base = lower bound")
+        (self.b_1e4,) = ax1.plot([], [], color="C1", ls="-", lw=1, alpha=0.8, label="base = 10⁴")
         ax1.axhline(0, color="0.5", lw=0.8)
-        ax1.set(title="B(m) = Σᵢ cos(m θᵢ), d = 128", xlabel="distance m (tokens)", ylabel="B(m)")
-        ax1.legend(loc="upper right", fontsize=9, frameon=False)
+        ax1.set(xlabel="distance m (tokens)", ylabel="B(m)")
+        legend_outside(ax1, where="below", ncol=2)
         ns = np.array(list(table))
         ax2.loglog(ns, list(table.values()), "o-", color="C0", label="lower bound (d = 128)")
         for i, (name, _d, base, ctx) in enumerate(REAL_BASES):
-            ax2.loglog([ctx], [base], marker="s^vDP"[i], ls="none", color=f"C{i + 1}", label=name)
+            ax2.loglog([ctx], [base], label=name, ms=6, **{**series(i + 1), "linestyle": "none"})
         (self.marker,) = ax2.loglog([], [], "o", ms=12, mfc="none", mec="k")
         ax2.set(
             title="smallest base against context length",
@@ -156,10 +154,8 @@ class BaseBoundPlot(LivePlot):
             ylabel="RoPE base",
             xlim=(600, 60000),
         )
-        ax2.legend(loc="upper left", fontsize=8, frameon=False, ncol=1)
-        self.text = ax1.text(0.02, 0.04, "", transform=ax1.transAxes, fontsize=9)
-        self.redraw()
-        return freeze_layout(fig)
+        legend_outside(ax2)
+        return fig
 
     def redraw(self) -> None:
         n = int(self.params["context_len"])
@@ -175,7 +171,7 @@ class BaseBoundPlot(LivePlot):
         ax.set_xlim(0, n)
         ax.set_ylim(-12, 66)
         self.marker.set_data([n], [bound])
-        self.text.set_text(f"L = {n}: lower bound {bound:,.0f}")
+        ax.set_title(f"$B(m) = \\sum_i \\cos(m\\theta_i)$, d = {self.head_dim}\nL = {n:,}: lower bound {bound:,.0f}")
 
 
 class MropeGridPlot(LivePlot):
@@ -202,24 +198,25 @@ class MropeGridPlot(LivePlot):
 
     def build(self) -> Figure:
         self.inv_freq = rope_frequencies(self.head_dim, self.base)
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.9), layout="constrained", width_ratios=[1, 1.1])
+        fig, (ax1, ax2) = new_figure(9.8, 4.2, ncols=2, width_ratios=[1, 1.1])
         axis = mrope_axis_of_pair(self.section)
         wl = 2 * np.pi / self.inv_freq
         for k, name in enumerate(["t (time)", "h (row)", "w (column)"]):
             sel = axis == k
-            ax1.semilogy(np.flatnonzero(sel), wl[sel], "o", ms=3, color=f"C{k}", label=f"{name}: {sel.sum()} pairs")
-        ax1.axhline(16, color="0.6", ls=":", lw=1)
-        ax1.text(63, 19, "grid width 16 patches", fontsize=9, color="0.4", ha="right")
+            style = {**series(k), "linestyle": "none"}
+            ax1.semilogy(np.flatnonzero(sel), wl[sel], ms=3, label=f"{name}: {sel.sum()} pairs", **style)
+        ax1.axhline(16, color="0.6", ls=":", lw=1, label="grid width, 16 patches")
         ax1.set(
-            title="M-RoPE sections [16, 24, 24] (Qwen2-VL)", xlabel="pair index j", ylabel="wavelength 2π/θⱼ (tokens)"
+            title="M-RoPE sections [16, 24, 24] (Qwen2-VL)",
+            xlabel="pair index j",
+            ylabel=r"wavelength $2\pi/\theta_j$ (tokens)",
         )
-        ax1.legend(loc="upper left", fontsize=9, frameon=False)
+        legend_outside(ax1, where="below", ncol=2)
         self.image = ax2.imshow(self._scores(), cmap="viridis", origin="upper")
         (self.dot,) = ax2.plot([], [], "r+", ms=12, mew=2)
         ax2.set(title="", xlabel="patch column w", ylabel="patch row h")
         sparse_colorbar(fig, self.image, ax2, "score qᵀk (same content, |q| = |k| = 1)")
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         r, c = int(self.params["row"]), int(self.params["col"])
@@ -227,4 +224,4 @@ class MropeGridPlot(LivePlot):
         self.image.set_data(scores)
         self.image.set_clim(scores.min(), 1.0)  # the range is narrow: the row and column pairs turn slowly
         self.dot.set_data([c], [r])
-        self.image.axes.set_title(f"query patch (h, w) = ({r}, {c}): score with every key patch")
+        self.image.axes.set_title(f"query patch (h, w) = ({r}, {c}):\nscore with every key patch")

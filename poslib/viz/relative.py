@@ -10,40 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from ..deberta import deberta_delta, deberta_relative_position, deberta_score_terms
 from ..sinusoidal import sinusoidal_encode
 from ..t5 import t5_relative_bucket, t5_relative_positions
 from ._live import LivePlot
+from .style import MAX_WIDTH, new_figure, sparse_colorbar
 
-__all__ = ["DebertaPlot", "T5BucketPlot", "deberta_demo_inputs", "freeze_layout", "heatmap_row", "sparse_colorbar"]
-
-
-def sparse_colorbar(fig: Figure, mappable: Any, ax: Any, label: str, *, shrink: float = 0.85, n_ticks: int = 5) -> Any:
-    """A colour bar with at most ``n_ticks`` labelled ticks: every tick label is text redrawn on each slider move."""
-    cb = fig.colorbar(mappable, ax=ax, shrink=shrink, label=label)
-    cb.locator = MaxNLocator(n_ticks)
-    cb.update_ticks()
-    return cb
-
-
-def freeze_layout(fig: Figure) -> Figure:
-    """Lay the figure out once (constrained layout), then switch the layout engine off.
-
-    Constrained layout otherwise re-solves on every draw, which is most of a
-    slider's redraw time; the artists' positions do not change when only
-    their data does.
-    """
-    fig.draw_without_rendering()
-    fig.draw_without_rendering()  # constrained layout can need a second pass to settle (e.g. shared colour bars)
-    # None (not "none"): "none" leaves a placeholder engine once colour bars exist, and any engine
-    # makes savefig draw the whole figure twice.
-    fig.set_layout_engine(None)
-    return fig
+__all__ = ["DebertaPlot", "T5BucketPlot", "deberta_demo_inputs", "heatmap_row"]
 
 
 def heatmap_row(
@@ -57,19 +33,35 @@ def heatmap_row(
     symmetric: bool = True,
     cbar_label: str = "value",
     width: float = 3.4,
+    shared_scale: bool = True,
 ) -> Figure:
-    """One figure, one heatmap per matrix, each with its own colour bar (symmetric around 0 by default)."""
+    """One figure, one heatmap per matrix.
+
+    With ``shared_scale`` (the default) every panel uses one colour scale and one colour
+    bar, so equal colours mean equal values across panels; otherwise each panel gets its
+    own scale and colour bar. Scales are symmetric around 0 when ``symmetric``.
+    """
     if len(mats) != len(titles) or not mats:
         raise ValueError(f"mats and titles must be non-empty and of equal length, got {len(mats)} and {len(titles)}")
-    fig, axes = plt.subplots(1, len(mats), figsize=(width * len(mats), width * 0.95), layout="constrained")
+    arrays = [np.asarray(m, dtype=float) for m in mats]
+    panel = min(width, (MAX_WIDTH - 0.8) / len(arrays))
+    fig, axes = new_figure(panel * len(arrays) + 0.8, max(2.6, panel * 0.95 + 0.6), ncols=len(arrays), pyplot=True)
     axes = np.atleast_1d(axes)
-    for ax, m, title in zip(axes, mats, titles, strict=True):
-        m = np.asarray(m, dtype=float)
-        lim = float(np.abs(m).max()) or 1.0
-        kw = {"vmin": -lim, "vmax": lim} if symmetric else {}
-        im = ax.imshow(m, cmap=cmap, **kw)
+
+    def limits(ms: Sequence[np.ndarray]) -> dict[str, float]:
+        if not symmetric:
+            return {"vmin": min(float(m.min()) for m in ms), "vmax": max(float(m.max()) for m in ms)}
+        lim = max(float(np.abs(m).max()) for m in ms) or 1.0
+        return {"vmin": -lim, "vmax": lim}
+
+    shared = limits(arrays)
+    for ax, m, title in zip(axes, arrays, titles, strict=True):
+        im = ax.imshow(m, cmap=cmap, **(shared if shared_scale else limits([m])))
         ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
-        fig.colorbar(im, ax=ax, shrink=0.8, label=cbar_label)
+        if not shared_scale:
+            fig.colorbar(im, ax=ax, shrink=0.8, label=cbar_label)
+    if shared_scale:
+        fig.colorbar(im, ax=list(axes), shrink=0.8, label=f"{cbar_label}\n(one scale, all panels)")
     if suptitle:
         fig.suptitle(suptitle)
     return fig
@@ -105,13 +97,11 @@ class T5BucketPlot(LivePlot):
     def build(self) -> Figure:
         self.rel = np.arange(-self.span, self.span + 1)
         self.rel_matrix = t5_relative_positions(self.n_tokens)
-        fig, (ax, ax_m) = plt.subplots(
-            1, 2, figsize=(11, 4), layout="constrained", gridspec_kw={"width_ratios": [1.5, 1]}
-        )
+        fig, (ax, ax_m) = new_figure(9.8, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.5, 1]})
         curve, matrix = self._buckets()
-        (self.line,) = ax.step(self.rel, curve, where="mid", color="C0", lw=1.5)
+        (self.line,) = ax.step(self.rel, curve, where="mid", color="C0", ls="-", lw=1.5)
         self.marks = [
-            ax.axvline(0, color=c, ls=ls, lw=0.9) for c, ls in [("C2", "--"), ("C2", "--"), ("C3", ":"), ("C3", ":")]
+            ax.axvline(0, color=c, ls=ls, lw=1.2) for c, ls in [("C2", "--"), ("C2", "--"), ("C1", ":"), ("C1", ":")]
         ]
         self.top = ax.axhline(0, color="gray", lw=0.8)
         ax.set(xlabel="relative position r = n − m (key − query)", ylabel="bucket index", xlim=(-self.span, self.span))
@@ -119,8 +109,7 @@ class T5BucketPlot(LivePlot):
         self.im = ax_m.imshow(matrix, cmap="viridis", interpolation="nearest")
         ax_m.set(title="bucket of each (query, key) pair", xlabel="key position n", ylabel="query position m")
         sparse_colorbar(fig, self.im, ax_m, "bucket index")
-        self._decorate(curve, matrix)
-        return freeze_layout(fig)
+        return fig
 
     def _decorate(self, curve: np.ndarray, matrix: np.ndarray) -> None:
         p = self.params
@@ -132,7 +121,10 @@ class T5BucketPlot(LivePlot):
         self.ax.set_ylim(-1, nb + 1)
         kind = "bidirectional" if bidi else "causal"
         # One title instead of a legend box: every text artist is redrawn on each slider move.
-        self.ax.set_title(f"{nb} buckets, max_distance {md}, {kind}: exact up to |r| = {max_exact - 1} (green)")
+        self.ax.set_title(
+            f"{nb} buckets, max_distance {md} tokens, {kind}\n"
+            f"exact up to |r| = {max_exact - 1} (green dashes), log-spaced to {md} (red dots)"
+        )
         self.im.set_data(matrix)
         self.im.set_clim(0, nb - 1)
 
@@ -183,12 +175,12 @@ class DebertaPlot(LivePlot):
     def build(self) -> Figure:
         self.inputs = deberta_demo_inputs(self.n_tokens, self.dim)
         t = self.terms()
-        fig, axes = plt.subplots(1, 3, figsize=(12, 3.9), layout="constrained")
+        fig, axes = new_figure(9.8, 3.9, ncols=3)
         self.ims = {}
         spec = [
-            ("delta", "row δ(m, n) of P used", "viridis"),
-            ("c2p", "content→position  q_c,m · k_r,δ(m,n)", "RdBu_r"),
-            ("p2c", "position→content  k_c,n · q_r,δ(n,m)", "RdBu_r"),
+            ("delta", r"row $\delta(m, n)$ of $P$ used", "viridis"),
+            ("c2p", "content→position\n" r"$q^c_m \cdot k^r_{\delta(m,n)}$", "RdBu_r"),
+            ("p2c", "position→content\n" r"$k^c_n \cdot q^r_{\delta(n,m)}$", "RdBu_r"),
         ]
         for ax, (key, title, cmap) in zip(axes, spec, strict=True):
             self.ims[key] = ax.imshow(t[key], cmap=cmap, interpolation="nearest")
@@ -196,11 +188,10 @@ class DebertaPlot(LivePlot):
             ax.locator_params(nbins=4)
         for ax in axes[1:]:
             ax.tick_params(labelleft=False)  # same rows as the first panel: one set of tick labels is enough
-        sparse_colorbar(fig, self.ims["delta"], axes[0], "row index δ", shrink=0.8)
+        sparse_colorbar(fig, self.ims["delta"], axes[0], r"row index $\delta$", shrink=0.8)
         sparse_colorbar(fig, self.ims["p2c"], list(axes[1:]), "score (both terms)", shrink=0.8)
         self.fig = fig
-        self._set(t)
-        return freeze_layout(fig)
+        return fig
 
     def _set(self, t: dict[str, np.ndarray]) -> None:
         k = int(self.params["att_span"])
@@ -210,9 +201,7 @@ class DebertaPlot(LivePlot):
         for key in ("c2p", "p2c"):
             self.ims[key].set_data(t[key])
             self.ims[key].set_clim(-lim, lim)
-        self.fig.suptitle(
-            f"DeBERTa disentangled attention, clipping distance κ = {k}: pairs with |m − n| ≥ {k} share the end rows"
-        )
+        self.fig.suptitle(f"DeBERTa, clipping distance κ = {k}: pairs with |m − n| ≥ {k} share the end rows")
 
     def redraw(self) -> None:
         self._set(self.terms())

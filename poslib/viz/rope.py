@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
 
 from ..rope import rope_decay_bound, rope_frequencies, rope_matrix
 from ._live import LivePlot
-from .relative import freeze_layout, sparse_colorbar
+from .style import legend_outside, new_figure, sparse_colorbar
 
 __all__ = ["DecayBoundPlot", "RopeMatrixPlot", "RotatingPairsPlot", "WavelengthPlot", "naive_cos"]
 
@@ -66,31 +65,30 @@ class RotatingPairsPlot(LivePlot):
 
     def build(self) -> Figure:
         self.theta = rope_frequencies(self.head_dim, self.base)[list(self.pairs)]
-        fig, axes = plt.subplots(1, len(self.pairs), figsize=(3.1 * len(self.pairs), 3.6), layout="constrained")
+        fig, axes = new_figure(9.8, 4.3, ncols=len(self.pairs))
         circle = np.linspace(0, 2 * np.pi, 200)
         self.artists = []
         for ax, i, th in zip(axes, self.pairs, self.theta, strict=True):
-            ax.plot(np.cos(circle), np.sin(circle), color="0.85", lw=1)
-            ax.plot([0, self.start[0]], [0, self.start[1]], color="0.6", ls="--", lw=1)
-            (trail,) = ax.plot([], [], color="C0", lw=0.6, alpha=0.35)
-            (q,) = ax.plot([], [], color="C0", lw=2.5, marker="o", markevery=[1], label="query at m")
-            (k,) = ax.plot([], [], color="C3", lw=2.5, marker="o", markevery=[1], label="key at m − offset")
-            text = ax.text(0, -1.5, "", ha="center", va="top", fontsize=8)
+            ax.plot(np.cos(circle), np.sin(circle), color="0.85", ls="-", lw=1)
+            ax.plot([0, self.start[0]], [0, self.start[1]], color="0.6", ls="--", lw=1, label="both at position 0")
+            (trail,) = ax.plot([], [], color="C0", ls="-", lw=0.6, alpha=0.35, label="query's path, 0 … m")
+            (q,) = ax.plot([], [], color="C0", ls="-", lw=2.5, marker="o", markevery=[1], label="query at m")
+            (k,) = ax.plot([], [], color="C1", ls="-", lw=2.5, marker="s", markevery=[1], label="key at m − offset")
+            text = ax.text(0, -1.35, "", ha="center", va="top", fontsize=9)
             ax.set(
                 xlim=(-1.25, 1.25),
-                ylim=(-1.9, 1.25),
+                ylim=(-2.1, 1.25),
                 aspect="equal",
                 xlabel=f"dim {2 * i}",
                 ylabel=f"dim {2 * i + 1}",
-                title=f"pair i = {i}: θ = {th:.3g}\nwavelength {2 * np.pi / th:,.0f} tokens",
+                title=f"pair i = {i}: θ = {th:.3g} rad\nwavelength {2 * np.pi / th:,.0f} tokens",
             )
             ax.set_xticks([])  # the unit circle is the scale; tick labels would only cost redraw time
             ax.set_yticks([])
             self.artists.append((trail, q, k, text))
-        axes[0].legend(loc="upper left", fontsize=7, framealpha=0.9)
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=4)
         self.fig = fig
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         m, off = int(self.params["position"]), int(self.params["offset"])
@@ -101,10 +99,8 @@ class RotatingPairsPlot(LivePlot):
             q.set_data([0, tq[0]], [0, tq[1]])
             k.set_data([0, tk[0]], [0, tk[1]])
             between = (off * th + np.pi) % (2 * np.pi) - np.pi
-            text.set_text(
-                f"m·θ = {m * th:.2f} rad = {m * th / (2 * np.pi):.2f} turns\nangle key→query = {between:+.3f} rad"
-            )
-        self.fig.suptitle(f"RoPE turns each pair by m·θ_i: query at m = {m}, key at m − {off} = {m - off}")
+            text.set_text(f"mθ = {m * th:,.2f} rad\n= {m * th / (2 * np.pi):,.2f} turns\nkey→query {between:+.3f} rad")
+        self.fig.suptitle(rf"RoPE turns pair $i$ by $m\theta_i$: query at m = {m:,}, key at m − {off} = {m - off:,}")
 
 
 class RopeMatrixPlot(LivePlot):
@@ -115,9 +111,7 @@ class RopeMatrixPlot(LivePlot):
     head_dim, base = 16, 10000.0
 
     def build(self) -> Figure:
-        fig, (ax, ax_a) = plt.subplots(
-            1, 2, figsize=(10, 4.2), layout="constrained", gridspec_kw={"width_ratios": [1.15, 1]}
-        )
+        fig, (ax, ax_a) = new_figure(9.8, 4.4, ncols=2, gridspec_kw={"width_ratios": [1.15, 1]})
         self.im = ax.imshow(
             rope_matrix(0, self.head_dim, self.base), cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest"
         )
@@ -125,13 +119,12 @@ class RopeMatrixPlot(LivePlot):
         sparse_colorbar(fig, self.im, ax, "matrix entry")
         self.ax = ax
         idx = np.arange(self.head_dim // 2)
-        (self.cos_line,) = ax_a.plot(idx, np.ones(len(idx)), "o-", label="cos(m·θ_i)")
-        (self.sin_line,) = ax_a.plot(idx, np.zeros(len(idx)), "s-", label="sin(m·θ_i)")
-        ax_a.set(ylim=(-1.1, 1.1), xlabel="pair index i", ylabel="value", title="the entries of block i")
-        ax_a.legend(loc="lower right", fontsize=8)
+        (self.cos_line,) = ax_a.plot(idx, np.ones(len(idx)), "o-", label=r"$\cos(m\theta_i)$")
+        (self.sin_line,) = ax_a.plot(idx, np.zeros(len(idx)), "s--", label=r"$\sin(m\theta_i)$")
+        ax_a.set(ylim=(-1.1, 1.1), xlabel="pair index i", ylabel="matrix entry", title="the entries of block i")
+        legend_outside(ax_a, where="below", ncol=2)
         self.fig = fig
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         m = self.params["position"]
@@ -140,7 +133,7 @@ class RopeMatrixPlot(LivePlot):
         diag = np.diag(r)[::2]
         self.cos_line.set_ydata(diag)
         self.sin_line.set_ydata(np.diag(r, -1)[::2])
-        self.ax.set_title(f"R_Θ,m for m = {m}, d = {self.head_dim}: d/2 independent 2×2 rotations")
+        self.ax.set_title(f"$R_{{\\Theta,m}}$ for m = {m}, d = {self.head_dim}:\nd/2 independent 2×2 rotations")
 
 
 class DecayBoundPlot(LivePlot):
@@ -156,34 +149,33 @@ class DecayBoundPlot(LivePlot):
 
     def build(self) -> Figure:
         self.r = np.unique(np.round(np.geomspace(1, self.max_distance, 900)))
-        fig, (ax, ax_s) = plt.subplots(1, 2, figsize=(11, 3.9), layout="constrained")
-        (self.bound_line,) = ax.plot(self.r, self.r * 0, color="C0")
+        fig, (ax, ax_s) = new_figure(9.8, 3.9, ncols=2)
+        (self.bound_line,) = ax.plot(self.r, self.r * 0, color="C0", ls="-")
         ax.set(
             xscale="log",
             xlabel="relative distance |m − n| (tokens)",
-            ylabel="(2/d)·Σ_j |S_j|",
+            ylabel=r"$(2/d)\,\sum_j |S_j|$",
             ylim=(0, (self.head_dim / 2 + 1) / 2 * 1.05),
         )
-        (self.score_line,) = ax_s.plot(self.r, self.r * 0, color="C1", lw=0.8)
+        (self.score_line,) = ax_s.plot(self.r, self.r * 0, color="C1", ls="-", lw=0.8)
         ax_s.axhline(0, color="0.6", lw=0.8)
         ax_s.set(
             xscale="log",
             xlabel="relative distance |m − n| (tokens)",
-            ylabel="(2/d)·Σ_i cos(r·θ_i)",
+            ylabel=r"$(2/d)\,\sum_i \cos(r\theta_i)$",
             ylim=(-0.45, 1.05),
             title="an actual score: same pair at distance r",
         )
         self.ax = ax
         self.fig = fig
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         b = float(self.params["base"])
         self.bound_line.set_ydata(rope_decay_bound(self.r, self.head_dim, b))
         theta = rope_frequencies(self.head_dim, b)
         self.score_line.set_ydata(np.cos(self.r[:, None] * theta).mean(-1))
-        self.ax.set_title(f"RoFormer's relative upper bound, d = {self.head_dim}, base = {b:,.0f}")
+        self.ax.set_title(f"RoFormer's relative upper bound\nd = {self.head_dim}, base = {b:,.0f}")
 
 
 class WavelengthPlot(LivePlot):
@@ -199,23 +191,23 @@ class WavelengthPlot(LivePlot):
     head_dim = 128
 
     def build(self) -> Figure:
-        fig, ax = plt.subplots(figsize=(8, 3.9), layout="constrained")
+        fig, ax = new_figure(8.5, 4.2)
         self.idx = np.arange(self.head_dim // 2)
-        (self.full,) = ax.plot([], [], "o", ms=4, color="C0", label="completes ≥ 1 turn within L_train")
-        (self.partial,) = ax.plot([], [], "o", ms=4, color="C3", label="never completes a turn")
-        self.limit = ax.axhline(1, color="0.3", ls="--", lw=1, label="training length L_train")
+        train = r"$L_{\mathrm{train}}$"
+        (self.full,) = ax.plot([], [], "o", ms=4, color="C0", label=f"completes ≥ 1 turn within {train}")
+        (self.partial,) = ax.plot([], [], "s", ms=4, color="C1", label="never completes a turn")
+        self.limit = ax.axhline(1, color="0.3", ls="--", lw=1, label=f"training length {train}")
         ax.set(
             yscale="log",
             xlabel="pair index i",
-            ylabel="wavelength 2π/θ_i (tokens)",
+            ylabel=r"wavelength $2\pi/\theta_i$ (tokens)",
             ylim=(3, 1e7),
             xlim=(-1, self.head_dim // 2),
         )
-        ax.legend(loc="upper left", fontsize=8)
+        legend_outside(ax, where="below", ncol=3)
         self.ax = ax
         self.fig = fig
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         b, n = float(self.params["base"]), int(self.params["train_len"])
@@ -225,6 +217,6 @@ class WavelengthPlot(LivePlot):
         self.partial.set_data(self.idx[slow], wl[slow])
         self.limit.set_ydata([n, n])
         self.ax.set_title(
-            f"base {b:,.0f}, d = {self.head_dim}, L_train = {n:,}: "
+            f"base {b:,.0f}, d = {self.head_dim}, $L_{{\\mathrm{{train}}}}$ = {n:,} tokens: "
             f"{int(slow.sum())} of {len(wl)} pairs never complete a turn"
         )

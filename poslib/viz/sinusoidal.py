@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -21,7 +20,7 @@ from matplotlib.patches import Rectangle
 from .._backend import check_even, check_positive, check_positive_int
 from ..sinusoidal import sinusoidal_encode, sinusoidal_frequencies, sinusoidal_table
 from ._live import LivePlot
-from .why_position import freeze_layout
+from .style import legend_outside, new_figure
 
 __all__ = ["DotDecayPlot", "WavePairPlot", "cross_terms_figure", "dot_decay_curves"]
 
@@ -48,9 +47,7 @@ class WavePairPlot(LivePlot):
     dim, n_positions, n_samples = 64, 128, 600
 
     def build(self) -> Figure:
-        fig, (ax_t, ax_w) = plt.subplots(
-            1, 2, figsize=(11, 3.8), layout="constrained", gridspec_kw={"width_ratios": [1, 1.35]}
-        )
+        fig, (ax_t, ax_w) = new_figure(9.8, 4.2, ncols=2, gridspec_kw={"width_ratios": [1, 1.35]})
         self.ax_t, self.ax_w = ax_t, ax_w
         self.im = ax_t.imshow(
             np.zeros((self.dim, self.n_positions)),
@@ -63,16 +60,16 @@ class WavePairPlot(LivePlot):
         fig.colorbar(self.im, ax=ax_t, shrink=0.85, label="PE value", ticks=[-1, 0, 1])
         self.box = Rectangle((-0.5, -0.5), self.n_positions, 2, fill=False, ec="k", lw=1.5)
         ax_t.add_patch(self.box)
-        ax_t.set(xlabel="position p", ylabel="dimension (2i: sin, 2i+1: cos)", title="")
-        (self.sin_line,) = ax_w.plot([], [], color="C0", lw=1.3, label=r"$\sin(p\,\omega_i)$, dim 2i")
-        (self.cos_line,) = ax_w.plot([], [], color="C1", lw=1.3, label=r"$\cos(p\,\omega_i)$, dim 2i+1")
-        (self.sin_dots,) = ax_w.plot([], [], ".", color="C0", ms=4)
-        (self.cos_dots,) = ax_w.plot([], [], ".", color="C1", ms=4)
-        self.periods = [ax_w.axvline(0, color="0.4", ls="--", lw=1) for _ in range(2)]
-        ax_w.set(ylim=(-1.15, 1.45), xlabel="position p (tokens)", ylabel="PE value", yticks=[-1, 0, 1])
-        ax_w.legend(loc="upper right", fontsize=8, ncol=2)
-        self.redraw()
-        return freeze_layout(fig)
+        ax_t.set(xlabel="position p (tokens)", ylabel="dimension (2i: sin, 2i+1: cos)", title="")
+        (self.sin_line,) = ax_w.plot([], [], color="C0", ls="-", lw=1.3, label=r"$\sin(p\,\omega_i)$, dim $2i$")
+        (self.cos_line,) = ax_w.plot([], [], color="C1", ls="--", lw=1.3, label=r"$\cos(p\,\omega_i)$, dim $2i+1$")
+        (self.sin_dots,) = ax_w.plot([], [], "o", color="C0", ms=3, label="integer positions")
+        (self.cos_dots,) = ax_w.plot([], [], "s", color="C1", ms=3)
+        self.periods = [ax_w.axvline(0, color="0.4", ls=":", lw=1) for _ in range(2)]
+        self.periods[0].set_label(r"one and two wavelengths $\lambda_i$")
+        ax_w.set(ylim=(-1.1, 1.1), xlabel="position p (tokens)", ylabel="PE value", yticks=[-1, 0, 1])
+        legend_outside(ax_w, where="below", ncol=2)
+        return fig
 
     def redraw(self) -> None:
         i, base = int(self.params["pair"]), float(self.params["base"])
@@ -83,7 +80,7 @@ class WavePairPlot(LivePlot):
         self.box.set_y(2 * i - 0.5)
         omega = float(sinusoidal_frequencies(self.dim, base)[i])
         wavelength = 2 * np.pi / omega
-        self.ax_t.set_title(f"PE table, d = {self.dim}, base = {base:g}: pair i = {i} outlined", fontsize=10)
+        self.ax_t.set_title(f"PE table, d = {self.dim}, base = {base:,.0f}\npair i = {i} outlined")
         span = 2.5 * wavelength
         p = np.linspace(0, span, self.n_samples)
         pe = sinusoidal_encode(p, self.dim, base)
@@ -97,9 +94,8 @@ class WavePairPlot(LivePlot):
             line.set_xdata([k * wavelength, k * wavelength])
         self.ax_w.set_xlim(0, span)
         self.ax_w.set_title(
-            f"pair i = {i}:  $\\omega_i$ = {omega:.3g},  "
-            f"$\\lambda_i = 2\\pi\\cdot$base$^{{2i/d}}$ = {wavelength:,.1f} tokens",
-            fontsize=10,
+            f"pair i = {i}:  $\\omega_i$ = {omega:.3g} rad/token\n"
+            f"wavelength $\\lambda_i = 2\\pi\\cdot\\mathrm{{base}}^{{2i/d}}$ = {wavelength:,.1f} tokens"
         )
 
 
@@ -160,22 +156,21 @@ class DotDecayPlot(LivePlot):
     max_offset = 1000
 
     def build(self) -> Figure:
-        fig, (ax_pe, ax_qk) = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+        fig, (ax_pe, ax_qk) = new_figure(9.8, 4.4, ncols=2)
         self.ax_pe, self.ax_qk = ax_pe, ax_qk
-        (self.pe_line,) = ax_pe.plot([], [], color="C2", lw=1)
+        (self.pe_line,) = ax_pe.plot([], [], color="C2", ls="--", lw=1)
         ax_pe.set(xlabel="offset Δ = n − m (positions)", ylabel="PE(m)·PE(m+Δ)", xlim=(0, self.max_offset))
-        (self.one_line,) = ax_qk.plot([], [], color="0.6", lw=0.8, label="one random pair q, k")
-        (self.mean_line,) = ax_qk.plot([], [], color="C0", lw=1.2, label="mean of 256 random pairs")
+        (self.one_line,) = ax_qk.plot([], [], color="0.6", ls="-", lw=0.8, label="one random pair q, k")
+        (self.mean_line,) = ax_qk.plot([], [], color="C0", ls="-", lw=1.2, label="mean of 256 random pairs")
         (self.pe_ref,) = ax_qk.plot([], [], color="C2", lw=1, ls="--", label="PE(0)·PE(n): the limit of the mean")
         ax_qk.set(
             xlabel="key position n (the query stays at 0)",
             ylabel="(q + PE(0))·(k + PE(n))",
             xlim=(0, self.max_offset),
-            title="the sources' experiment: query at 0, key moving away",
+            title="the sources' experiment:\nquery at 0, key moving away",
         )
-        ax_qk.legend(loc="upper right", fontsize=8)
-        self.redraw()
-        return freeze_layout(fig)
+        legend_outside(ax_qk, where="below")
+        return fig
 
     def redraw(self) -> None:
         base, dim = float(self.params["base"]), int(self.params["dim"])
@@ -183,9 +178,7 @@ class DotDecayPlot(LivePlot):
         offsets = c["offsets"]
         self.pe_line.set_data(offsets, c["pe"])
         self.ax_pe.set_ylim(c["pe"].min() - 0.05 * dim, dim / 2 * 1.05)
-        self.ax_pe.set_title(
-            f"PE(m)·PE(m+Δ) = $\\sum_i \\cos(\\Delta\\,\\omega_i)$,  d = {dim}, base = {base:g}", fontsize=10
-        )
+        self.ax_pe.set_title(f"PE(m)·PE(m+Δ) = $\\sum_i \\cos(\\Delta\\,\\omega_i)$\nd = {dim}, base = {base:,.0f}")
         self.one_line.set_data(offsets, c["one_draw"])
         self.mean_line.set_data(offsets, c["mean_draws"])
         self.pe_ref.set_data(offsets, c["pe"])
@@ -206,7 +199,7 @@ def cross_terms_figure(dim: int = 64, n: int = 64, *, seed: int = 0) -> tuple[Fi
     rng = np.random.default_rng(seed)
     w_q, w_k = rng.standard_normal((2, dim, dim)) / np.sqrt(dim)
     mats = {"plain": pe @ pe.T, "projected": (pe @ w_q) @ (pe @ w_k).T}
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    fig, axes = new_figure(9.8, 4.2, ncols=2, pyplot=True)
     titles = {
         "plain": "PE(m)·PE(n): constant along diagonals",
         "projected": r"$(W_q\,\mathrm{PE}(m))\cdot(W_k\,\mathrm{PE}(n))$, random $W$",

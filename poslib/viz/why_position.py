@@ -12,34 +12,18 @@ from __future__ import annotations
 import itertools
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
 
 from ..teaching.toy import PINYIN, TinySelfAttention, word_vectors
 from ._live import LivePlot
+from .style import new_figure
 
-__all__ = ["ORDERS", "PermutationPlot", "freeze_layout", "permutation_views"]
+__all__ = ["ORDERS", "PermutationPlot", "permutation_views"]
 
 ORDERS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(len(PINYIN))))
 DIM = 8
-
-
-def freeze_layout(fig: Figure) -> Figure:
-    """Run the figure's constrained layout once, then remove the layout engine.
-
-    Slider updates change data, not the figure's furniture, so re-solving the
-    layout on every redraw buys nothing. Removing the engine (``None``, not
-    ``"none"``, whose placeholder engine still counts as one) also spares
-    ``savefig`` the extra layout pass it makes for any figure that has an
-    engine: together about 40 % of a slider update.
-    """
-    engine = fig.get_layout_engine()
-    if engine is not None:
-        engine.execute(fig)
-        fig.set_layout_engine(None)
-    return fig
 
 
 def permutation_views(
@@ -81,9 +65,7 @@ class PermutationPlot(LivePlot):
         self.layer = TinySelfAttention(DIM, seed=0)
         self.words = word_vectors(DIM, seed=0)
         self.reference = permutation_views((0, 1, 2), False, layer=self.layer, words=self.words)
-        fig, axes = plt.subplots(
-            1, 3, figsize=(11, 3.4), layout="constrained", gridspec_kw={"width_ratios": [1, 1, 1.6]}
-        )
+        fig, axes = new_figure(9.8, 3.6, ncols=3, gridspec_kw={"width_ratios": [1, 1, 1.5]})
         self.axes = axes
         n = len(PINYIN)
         self.images, self.texts = [], []
@@ -102,9 +84,8 @@ class PermutationPlot(LivePlot):
         self.out_im = axes[2].imshow(np.zeros((n, DIM)), vmin=-lim, vmax=lim, cmap="RdBu_r", aspect="auto")
         fig.colorbar(self.out_im, ax=axes[2], shrink=0.8, label="output value", ticks=[-1, 0, 1])
         axes[2].set(title=titles[2], xlabel="output dimension", ylabel="token", yticks=range(n))
-        self.status = fig.suptitle("order: wǒ ài nǐ   ·   causal mask: off   ·   same weights as wǒ ài nǐ, permuted")
-        self.redraw()
-        return freeze_layout(fig)
+        self.status = fig.suptitle(" ")
+        return fig
 
     def redraw(self) -> None:
         order, causal = tuple(self.params["order"]), bool(self.params["causal"])

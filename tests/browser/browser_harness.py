@@ -156,7 +156,8 @@ plt.close(plot.fig)'''
             new_markdown_cell("# Browser-test harness\nA slider drives a figure through `poslib.viz.interact`."),
             new_code_cell(live_plot),
             new_code_cell(
-                "# NBVAL_IGNORE_OUTPUT\ninteract(plot, k=widgets.IntSlider(value=1, min=1, max=6, description='k'))"
+                "interact(plot, k=widgets.IntSlider(value=1, min=1, max=6, description='k'))",
+                metadata={"tags": ["nbval-ignore-output"]},
             ),
             new_code_cell(""),
             new_code_cell("print('after the slider')"),

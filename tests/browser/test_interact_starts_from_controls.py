@@ -28,10 +28,10 @@ class _Level(LivePlot):
 def test_first_picture_follows_the_controls_not_the_defaults():
     plot = _Level()
     box = interact(plot, level=widgets.Dropdown(options=[0.0, 3.0], value=3.0))
-    image = box.children[1]
+    image = box.image
     assert plot.params["level"] == 3.0
     assert image.value == render_png(_Level(level=3.0).fig)
-    box.children[0].children[0].value = 0.0
+    box.controls["level"].value = 0.0
     assert image.value == render_png(_Level(level=0.0).fig)
     plt.close("all")
 

@@ -1,4 +1,4 @@
-"""Figures for notebook 06 (length extrapolation).
+"""Figures for notebook 06 (beyond the training length).
 
 Sliders drive :class:`UnseenAnglePlot` (inference length, pair),
 :class:`EntropyPlot` (training length, score spread), :class:`ScalingPlot`
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -24,7 +23,7 @@ from ..sandwich import sandwich_bias
 from ..teaching.entropy import attention_entropy_vs_length
 from ..xpos import xpos_scale
 from ._live import LivePlot
-from .relative import freeze_layout
+from .style import legend_outside, new_figure, series
 
 __all__ = ["BiasCurvesPlot", "EntropyPlot", "ScalingPlot", "UnseenAnglePlot", "XposDecayPlot", "scaling_configs"]
 
@@ -55,64 +54,62 @@ class UnseenAnglePlot(LivePlot):
     def build(self) -> Figure:
         self.theta = rope_frequencies(self.head_dim, self.base)
         self.i = np.arange(len(self.theta))
-        fig, (a_turns, a_new, a_circle) = plt.subplots(
-            1, 3, figsize=(13, 3.8), layout="constrained", gridspec_kw={"width_ratios": [1.3, 1.3, 1]}
-        )
+        fig, (a_turns, a_new, a_circle) = new_figure(9.8, 4.6, ncols=3, gridspec_kw={"width_ratios": [1.3, 1.3, 1]})
         a_turns.semilogy(
-            self.i, (self.train_len - 1) * self.theta / TWO_PI, color="C0", label=f"training, L = {self.train_len}"
+            self.i,
+            (self.train_len - 1) * self.theta / TWO_PI,
+            color="C0",
+            ls="-",
+            label=f"training, L = {self.train_len:,} tokens",
         )
-        (self.infer_line,) = a_turns.semilogy(self.i, self.theta, color="C3", label="inference, L'")
-        (self.marks,) = a_turns.plot([], [], "o", color="C3", ms=3, label="pairs meeting new angles")
-        a_turns.axhline(1, color="0.4", ls=":", lw=1)
-        a_turns.text(1, 1.3, "one full turn", fontsize=8, color="0.3")
+        (self.infer_line,) = a_turns.semilogy(self.i, self.theta, color="C1", ls="--", label="inference, L'")
+        (self.marks,) = a_turns.plot([], [], "o", color="C1", ms=3, label="pairs meeting new angles")
+        a_turns.axhline(1, color="0.4", ls=":", lw=1, label="one full turn")
         a_turns.set(
             title="Turns over the context, per pair",
             xlabel="pair index i",
-            ylabel="turns (L − 1)·θᵢ / 2π",
+            ylabel=r"turns $(L-1)\,\theta_i/2\pi$",
             ylim=(1e-2, 1e4),
         )
-        self.turns_legend = a_turns.legend(fontsize=7, loc="lower left")
+        self.turns_legend = legend_outside(a_turns, where="below")
         a_turns.minorticks_off()
         a_turns.set_yticks([1e-2, 1, 1e2, 1e4])  # tick labels are most of a redraw's cost
-        self.bars = a_new.stairs(np.zeros_like(self.theta), np.arange(len(self.theta) + 1) - 0.5, fill=True, color="C3")
+        self.bars = a_new.stairs(np.zeros_like(self.theta), np.arange(len(self.theta) + 1) - 0.5, fill=True, color="C1")
         a_new.set(
-            title="New angle at L' (never seen in training)",
+            title="New angle at L'\n(never seen in training)",
             xlabel="pair index i",
             ylabel="unseen arc (degrees)",
             ylim=(0, 370),
             xlim=(-1, len(self.i)),
         )
-        self.count = a_new.text(0.02, 0.95, "", transform=a_new.transAxes, va="top", fontsize=8)
+        self.count = a_new.text(0.02, 0.97, "", transform=a_new.transAxes, va="top", fontsize=9)
         ring = np.linspace(0, TWO_PI, 200)
         a_circle.plot(np.cos(ring), np.sin(ring), color="0.85", lw=6)
-        (self.seen_arc,) = a_circle.plot([], [], color="C0", lw=6, label="seen in training")
-        (self.new_arc,) = a_circle.plot([], [], color="C3", lw=6, label="new at L'")
-        a_circle.set(xlim=(-1.3, 1.3), ylim=(-1.3, 1.5), aspect="equal", xlabel="cos(angle)", ylabel="sin(angle)")
+        (self.seen_arc,) = a_circle.plot([], [], color="C0", ls="-", lw=6, label="seen in training")
+        (self.new_arc,) = a_circle.plot([], [], color="C1", ls="-", lw=6, label="new at L'")
+        a_circle.set(xlim=(-1.3, 1.3), ylim=(-1.3, 1.3), aspect="equal", xlabel="cos(angle)", ylabel="sin(angle)")
         a_circle.set_xticks([-1, 0, 1])
         a_circle.set_yticks([-1, 0, 1])
-        a_circle.legend(fontsize=7, loc="upper left", ncol=2)
+        legend_outside(a_circle, where="below")
         self.a_circle = a_circle
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         infer_len, pair = int(self.params["infer_len"]), int(np.clip(self.params["pair"], 0, len(self.theta) - 1))
         unseen = rope_unseen_angle(self.theta, self.train_len, infer_len)
         self.infer_line.set_ydata((infer_len - 1) * self.theta / TWO_PI)
-        self.turns_legend.get_texts()[1].set_text(f"inference, L' = {infer_len}")
+        self.turns_legend.get_texts()[1].set_text(f"inference, L' = {infer_len:,} tokens")
         at_risk = unseen > 0
         self.marks.set_data(self.i[at_risk], ((infer_len - 1) * self.theta / TWO_PI)[at_risk])
         self.bars.set_data(np.degrees(unseen))
-        self.count.set_text(f"{int(at_risk.sum())} of {len(self.theta)} pairs meet new angles")
+        self.count.set_text(f"{int(at_risk.sum())} of {len(self.theta)} pairs\nmeet new angles")
         seen = min(TWO_PI, (self.train_len - 1) * self.theta[pair])
         arc = np.linspace(0, seen, 200)
         self.seen_arc.set_data(np.cos(arc), np.sin(arc))
         arc = np.linspace(seen, seen + unseen[pair], 200)
         self.new_arc.set_data(np.cos(arc), np.sin(arc))
         self.a_circle.set_title(
-            f"pair {pair}: wavelength {TWO_PI / self.theta[pair]:,.0f} tokens\n"
-            f"new arc {np.degrees(unseen[pair]):.0f}° at L' = {infer_len}",
-            fontsize=9,
+            f"pair {pair}: wavelength\n{TWO_PI / self.theta[pair]:,.0f} tokens; new arc {np.degrees(unseen[pair]):.0f}°"
         )
 
 
@@ -136,11 +133,11 @@ class EntropyPlot(LivePlot):
 
     def build(self) -> Figure:
         n = np.array(self.lengths)
-        fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
-        ax.semilogx(n, np.log(n), color="0.6", ls=":", label="ln n (uniform attention)")
-        (self.plain,) = ax.semilogx(n, np.zeros(len(n)), "o-", color="C3", label="plain softmax")
-        (self.scaled,) = ax.semilogx(n, np.zeros(len(n)), "s-", color="C0", label="× log n / log L (log-n scaling)")
-        self.train_mark = ax.axvline(1, color="0.3", ls="--", lw=1)
+        fig, ax = new_figure(9.8, 4.0)
+        ax.semilogx(n, np.log(n), color="0.5", ls=":", label="ln n (uniform attention)")
+        (self.plain,) = ax.semilogx(n, np.zeros(len(n)), "o-", color="C1", label="plain softmax")
+        (self.scaled,) = ax.semilogx(n, np.zeros(len(n)), "s--", color="C0", label="× ln n / ln L (log-n scaling)")
+        self.train_mark = ax.axvline(1, color="0.3", ls="--", lw=1, label="training length L")
         ax.set(
             xlabel="number of keys n (tokens)",
             ylabel="entropy of an attention row (nats)",
@@ -148,10 +145,9 @@ class EntropyPlot(LivePlot):
             xlim=(self.lengths[0] / 1.3, self.lengths[-1] * 1.3),
         )
         ax.set_xscale("log", base=2)
-        ax.legend(fontsize=8, loc="upper left")
+        legend_outside(ax)
         self.ax = ax
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         L, std = int(self.params["train_len"]), float(self.params["score_std"])
@@ -159,9 +155,8 @@ class EntropyPlot(LivePlot):
         self.scaled.set_ydata(attention_entropy_vs_length(self.lengths, L, score_std=std))
         self.train_mark.set_xdata([L, L])
         self.ax.set_title(
-            f"Attention entropy against length (training length L = {L}, score std {std:g}, "
-            f"√ln L = {np.sqrt(np.log(L)):.2f})",
-            fontsize=9,
+            f"Attention entropy against length\n(training length L = {L:,} tokens, score std σ = {std:g}, "
+            f"√ln L = {np.sqrt(np.log(L)):.2f})"
         )
 
 
@@ -200,31 +195,28 @@ class ScalingPlot(LivePlot):
         {"factor": 8.0, "current_len": 16384},
     ]
     head_dim, base, original = 128, 10000.0, 4096
-    styles = {
-        "PI (linear)": ("C1", "-"),
-        "NTK-aware": ("C2", "-"),
-        "dynamic NTK": ("C2", ":"),
-        "YaRN": ("C4", "-"),
-        "Llama-3": ("C5", "--"),
-    }
+    styles = ("PI (linear)", "NTK-aware", "dynamic NTK", "YaRN", "Llama-3")
 
     def build(self) -> Figure:
         self.theta = rope_frequencies(self.head_dim, self.base)
         i = np.arange(len(self.theta))
-        fig, (a_wave, a_ratio) = plt.subplots(1, 2, figsize=(13, 4.2), layout="constrained")
-        a_wave.semilogy(i, TWO_PI / self.theta, color="k", lw=2.5, label="default RoPE")
+        fig, (a_wave, a_ratio) = new_figure(9.8, 4.6, ncols=2)
+        a_wave.semilogy(i, TWO_PI / self.theta, color="0.3", ls="-", lw=3, alpha=0.5, label="default RoPE")
         self.waves, self.ratios = {}, {}
-        for name, (color, ls) in self.styles.items():
-            (self.waves[name],) = a_wave.semilogy(i, TWO_PI / self.theta, color=color, ls=ls, label=name)
-            (self.ratios[name],) = a_ratio.semilogy(i, np.ones_like(self.theta), color=color, ls=ls, label=name)
+        for k, name in enumerate(self.styles):
+            style = series(k, len(i))
+            (self.waves[name],) = a_wave.semilogy(i, TWO_PI / self.theta, label=name, **style)
+            (self.ratios[name],) = a_ratio.semilogy(i, np.ones_like(self.theta), label=name, **style)
         a_wave.axhline(self.original, color="0.4", ls=":", lw=1)
-        self.long_line = a_wave.axhline(self.original, color="C3", ls=":", lw=1)
-        self.long_text = a_wave.text(1, self.original, "", color="C3", fontsize=9, va="bottom")
-        a_wave.text(1, self.original, f"L = {self.original}", color="0.3", fontsize=9, va="top")
-        a_wave.set(title="Wavelength of each pair", xlabel="pair index i", ylabel="wavelength 2π/θᵢ' (tokens)")
-        self.wave_legend = a_wave.legend(fontsize=9, loc="lower right")
-        # one legend (left panel) serves both: same colours, and legend text is costly to redraw
-        a_ratio.set(xlabel="pair index i", ylabel="θᵢ' / θᵢ", ylim=(1 / 80, 1.6))
+        self.long_line = a_wave.axhline(self.original, color="0.4", ls="--", lw=1)
+        self.long_text = a_wave.text(1, self.original, "", color="0.2", fontsize=9, va="bottom")
+        a_wave.text(1, self.original, f"L = {self.original:,}", color="0.2", fontsize=9, va="top")
+        a_wave.set(
+            title="Wavelength of each pair", xlabel="pair index i", ylabel=r"wavelength $2\pi/\theta_i'$ (tokens)"
+        )
+        # one legend, below both panels: same lines in both, and legend text is costly to redraw
+        self.wave_legend = fig.legend(*a_wave.get_legend_handles_labels(), loc="outside lower center", ncol=6)
+        a_ratio.set(xlabel="pair index i", ylabel=r"$\theta_i'/\theta_i$", ylim=(1 / 80, 1.6))
         a_ratio.axhline(1, color="k", lw=1)
         a_wave.minorticks_off()
         a_ratio.minorticks_off()
@@ -232,8 +224,7 @@ class ScalingPlot(LivePlot):
         a_wave.set(ylim=(3, 1e8), yticks=[10, 1e3, 1e5, 1e7])  # room for every rule up to s = 32
         self.inv_s = a_ratio.axhline(1, color="0.4", ls=":", lw=1)
         self.a_ratio = a_ratio
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         s, n = float(self.params["factor"]), int(self.params["current_len"])
@@ -241,16 +232,16 @@ class ScalingPlot(LivePlot):
             inv_freq, _ = rope_inv_freq(self.head_dim, self.base, cfg, seq_len=n)
             self.waves[name].set_ydata(TWO_PI / inv_freq)
             self.ratios[name].set_ydata(inv_freq / self.theta)
-        self.wave_legend.get_texts()[1 + list(self.styles).index("dynamic NTK")].set_text(f"dynamic NTK at n = {n:,}")
+        self.wave_legend.get_texts()[1 + list(self.styles).index("dynamic NTK")].set_text(f"dynamic NTK, n = {n:,}")
         self.long_line.set_ydata([s * self.original] * 2)
         self.long_text.set_position((1, s * self.original))
         self.long_text.set_text(f"s·L = {s * self.original:,.0f}")
         self.inv_s.set_ydata([1 / s] * 2)
-        self.a_ratio.set_title(f"Frequency kept per pair (1 = untouched, 1/s = {1 / s:.3g} = as PI)")
+        self.a_ratio.set_title(f"Frequency kept per pair\n(1 = untouched, 1/s = {1 / s:.3g} = as PI)")
 
 
 class XposDecayPlot(LivePlot):
-    """XPOS's extra factor ζᵢ^(Δ/scale_base) on the score of two tokens Δ apart, for a few pairs.
+    """XPOS's extra factor ζᵢ^(Δ/B) on the score of two tokens Δ apart, for a few pairs (B: ``scale_base``).
 
     ζᵢ = (2i/d + γ)/(1 + γ): the fast pairs (small i) decay fastest.
     """
@@ -268,20 +259,20 @@ class XposDecayPlot(LivePlot):
     distance = np.arange(0, 2049, 8)
 
     def build(self) -> Figure:
-        fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
+        fig, ax = new_figure(9.0, 4.0)
         self.lines = [
-            ax.semilogy(self.distance, np.ones(len(self.distance)), label=f"pair i = {i}")[0] for i in self.pairs
+            ax.semilogy(self.distance, np.ones(len(self.distance)), label=f"pair i = {i}", **series(k, 257))[0]
+            for k, i in enumerate(self.pairs)
         ]
         ax.set(
             xlabel="distance Δ = m − n, query m, key n (tokens)",
-            ylabel="decay factor ζᵢ^(Δ/scale_base)",
-            ylim=(1e-4, 1.5),
+            ylabel=r"decay factor $\zeta_i^{\,\Delta/B}$",
+            xlim=(0, self.distance[-1]),
         )
-        ax.legend(fontsize=8, loc="lower left")
+        legend_outside(ax)
         ax.minorticks_off()
         self.ax = ax
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         gamma, base = float(self.params["gamma"]), float(self.params["scale_base"])
@@ -289,7 +280,12 @@ class XposDecayPlot(LivePlot):
         decay = xpos_scale(self.distance, self.head_dim, scale_base=base, gamma=gamma)
         for line, i in zip(self.lines, self.pairs, strict=True):
             line.set_ydata(decay[:, i])
-        self.ax.set_title(f"XPOS decay per pair (d = {self.head_dim}, γ = {gamma:g}, scale_base = {base:g})")
+        # the y range follows the curves: the smallest factor shown spans 10⁻²¹ … 10⁻¹ over the sliders' range
+        low = float(decay[:, list(self.pairs)].min())
+        self.ax.set_ylim(max(low, 1e-30) / 2, 1.5)
+        self.ax.set_title(
+            f"XPOS decay per pair (d = {self.head_dim}, γ = {gamma:g}, scale base B = {base:,.0f} tokens)"
+        )
 
 
 class BiasCurvesPlot(LivePlot):
@@ -311,33 +307,29 @@ class BiasCurvesPlot(LivePlot):
 
     def build(self) -> Figure:
         self.distance = np.arange(self.max_distance + 1.0)
-        fig, ax = plt.subplots(figsize=(8, 4.2), layout="constrained")
-        for h, slope in [(1, alibi_slopes(8)[3]), (8, alibi_slopes(8)[7])]:
+        fig, ax = new_figure(9.8, 4.2)
+        n = len(self.distance)
+        for k, slope in enumerate([alibi_slopes(8)[3], alibi_slopes(8)[7]]):
             ax.plot(
-                self.distance,
-                -slope * self.distance,
-                color="k",
-                ls="--" if h == 1 else ":",
-                lw=1.2,
-                label=f"ALiBi, slope 1/{1 / slope:g}",
+                self.distance, -slope * self.distance, lw=1.2, label=f"ALiBi, slope 1/{1 / slope:g}", **series(k, n)
             )
         # Sandwich for heads 8 of 8: the sinusoidal inner product minus its peak, divided by 8·8/8
         sandwich = sandwich_bias(8, self.sandwich_dim, q_len=1, k_len=self.max_distance + 1)[7, 0]
         ax.plot(
-            self.distance, sandwich[::-1], color="C2", lw=1.2, label=f"Sandwich (d = {self.sandwich_dim}, head 8/8)"
+            self.distance, sandwich[::-1], lw=1.2, label=f"Sandwich (d = {self.sandwich_dim}, head 8/8)", **series(2, n)
         )
-        (self.power,) = ax.plot(self.distance, np.zeros_like(self.distance), color="C0", lw=2, label="KERPLE power")
-        (self.log,) = ax.plot(self.distance, np.zeros_like(self.distance), color="C1", lw=2, label="KERPLE log")
+        zeros = np.zeros_like(self.distance)
+        (self.power,) = ax.plot(self.distance, zeros, lw=2, label="KERPLE power", **series(3, n))
+        (self.log,) = ax.plot(self.distance, zeros, lw=2, label="KERPLE log", **series(4, n))
         ax.set(
             xlabel="distance |i − j| (tokens)",
             ylabel="bias added to the score",
             ylim=(-40, 2),
             title="Distance penalties (view clipped at −40)",
         )
-        self.legend = ax.legend(fontsize=8, loc="lower left")
+        self.legend = legend_outside(ax)
         self.ax = ax
-        self.redraw()
-        return freeze_layout(fig)
+        return fig
 
     def redraw(self) -> None:
         r1, pr2, lr2 = float(self.params["r1"]), float(self.params["power_r2"]), float(self.params["log_r2"])
@@ -347,5 +339,5 @@ class BiasCurvesPlot(LivePlot):
         )
         self.log.set_ydata(kerple_bias(r1, lr2, q_len=1, k_len=self.max_distance + 1, kind="log").squeeze(0)[0, ::-1])
         texts = self.legend.get_texts()
-        texts[3].set_text(f"KERPLE power, −{r1:g}·Δ^{pr2:g}")
-        texts[4].set_text(f"KERPLE log, −{r1:g}·ln(1 + {lr2:g}·Δ)")
+        texts[3].set_text(f"KERPLE power\n$-{r1:g}\\,\\Delta^{{{pr2:g}}}$")
+        texts[4].set_text(f"KERPLE log\n$-{r1:g}\\,\\ln(1 + {lr2:g}\\,\\Delta)$")

@@ -1,11 +1,11 @@
-"""Figures of notebook 06 (poslib.viz.extrapolation)."""
+"""Figures of notebook 06 (poslib.viz.length)."""
 
 import numpy as np
 import pytest
 
 import poslib as P
 from poslib import teaching
-from poslib.viz import extrapolation as VE
+from poslib.viz import length as VE
 
 
 # ---------- slider callbacks draw poslib's numbers ----------
