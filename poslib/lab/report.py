@@ -20,8 +20,10 @@ difference (:data:`TIE`), which the verdicts then say.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from .config import LabConfig
 
 __all__ = [
     "EXTRAPOLATES",
@@ -47,30 +49,30 @@ SECTION_6_2 = ("alibi", "kerple", "sandwich", "xpos", "rope+pi", "rope+ntk")
 DISTANCE_BIASES = ("alibi", "kerple", "sandwich")
 
 
-def _length(results: dict[str, Any], scheme: str, multiple: int) -> str:
+def _length(results: Mapping[str, Any], scheme: str, multiple: int) -> str:
     if scheme not in results["ppl"]:
         raise ValueError(f"scheme {scheme!r} is not in these results; they have {list(results['ppl'])}")
-    L = multiple * results["config"]["train_len"]
-    if L not in results["config"]["eval_lens"]:
+    cfg = LabConfig.from_dict(results["config"])
+    L = multiple * cfg.train_len
+    if L not in cfg.eval_lens:
         raise ValueError(
-            f"multiple {multiple} × train_len = {L} was not evaluated; eval_lens are "
-            f"{list(results['config']['eval_lens'])}"
+            f"multiple {multiple} × train_len = {L} was not evaluated; eval_lens are {list(cfg.eval_lens)}"
         )
     return str(L)
 
 
-def _ppl(results: dict[str, Any], scheme: str, multiple: int) -> float | None:
+def _ppl(results: Mapping[str, Any], scheme: str, multiple: int) -> float | None:
     L = _length(results, scheme, multiple)
     value: float | None = results["ppl"][scheme][L]
     return value
 
 
-def n_seeds(results: dict[str, Any]) -> int:
+def n_seeds(results: Mapping[str, Any]) -> int:
     """How many seeds the run averaged over."""
-    return len(results["config"].get("seeds", (0,)))
+    return len(LabConfig.from_dict(results["config"]).train.seeds)
 
 
-def seed_values(results: dict[str, Any], scheme: str, multiple: int = 8) -> list[float] | None:
+def seed_values(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> list[float] | None:
     """The per-seed perplexities of ``scheme`` at ``multiple`` × L_train (None where not defined).
 
     Results without per-seed records (``runs``) count as one seed: the mean itself.
@@ -81,19 +83,19 @@ def seed_values(results: dict[str, Any], scheme: str, multiple: int = 8) -> list
     return None if any(v is None for v in values) else values
 
 
-def spread(results: dict[str, Any], scheme: str, multiple: int = 8) -> float | None:
+def spread(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> float | None:
     """Range (max − min) over seeds of the perplexity at ``multiple`` × L_train; 0 for one seed."""
     values = seed_values(results, scheme, multiple)
     return None if values is None else max(values) - min(values)
 
 
-def growth(results: dict[str, Any], scheme: str, multiple: int = 8) -> float | None:
+def growth(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> float | None:
     """Mean ppl at ``multiple`` × L_train divided by mean ppl at L_train (None where either is not defined)."""
     hi, lo = _ppl(results, scheme, multiple), _ppl(results, scheme, 1)
     return None if hi is None or lo is None else hi / lo
 
 
-def growth_range(results: dict[str, Any], scheme: str, multiple: int = 8) -> tuple[float, float] | None:
+def growth_range(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> tuple[float, float] | None:
     """The smallest and largest per-seed growth ppl(multiple × L) / ppl(L)."""
     hi, lo = seed_values(results, scheme, multiple), seed_values(results, scheme, 1)
     if hi is None or lo is None:
@@ -110,7 +112,7 @@ def category(g: float | None) -> str:
 
 
 def ranking(
-    results: dict[str, Any], multiple: int = 8, schemes: Sequence[str] | None = None
+    results: Mapping[str, Any], multiple: int = 8, schemes: Sequence[str] | None = None
 ) -> list[tuple[str, float]]:
     """``(scheme, mean ppl)`` at ``multiple`` × L_train, best (lowest) first; schemes not defined there are left out."""
     names = list(schemes) if schemes is not None else list(results["ppl"])
@@ -118,7 +120,7 @@ def ranking(
     return sorted(((s, v) for s, v in values if v is not None), key=lambda sv: sv[1])
 
 
-def tied(results: dict[str, Any], a: str, b: str, multiple: int = 8) -> bool:
+def tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> bool:
     """Whether ``a`` and ``b`` are tied at ``multiple`` × L_train (module docstring: by seed spread)."""
     pa, pb = _ppl(results, a, multiple), _ppl(results, b, multiple)
     if pa is None or pb is None:
@@ -129,22 +131,23 @@ def tied(results: dict[str, Any], a: str, b: str, multiple: int = 8) -> bool:
     return abs(pa - pb) <= TIE * min(pa, pb)
 
 
-def _best(results: dict[str, Any], multiple: int, schemes: Sequence[str]) -> tuple[str, list[str]]:
+def _best(results: Mapping[str, Any], multiple: int, schemes: Sequence[str]) -> tuple[str, list[str]]:
     """The best scheme and the others tied with it."""
     ranked = ranking(results, multiple, schemes)
     best = ranked[0][0]
     return best, [s for s, _ in ranked[1:] if tied(results, best, s, multiple)]
 
 
-def scale_phrase(results: dict[str, Any]) -> str:
+def scale_phrase(results: Mapping[str, Any]) -> str:
     """ "at this scale (≈116k parameters, L_train = 64 bytes, 3 seeds)": the setting every verdict is about."""
     params = [record["n_params"] for per_seed in results.get("training", {}).values() for record in per_seed.values()]
     size = f"≈{round(sum(params) / len(params) / 1000)}k parameters, " if params else ""
     seeds = n_seeds(results)
-    return f"at this scale ({size}L_train = {results['config']['train_len']} bytes, {seeds} seed{'s' * (seeds > 1)})"
+    train_len = LabConfig.from_dict(results["config"]).train_len
+    return f"at this scale ({size}L_train = {train_len} bytes, {seeds} seed{'s' * (seeds > 1)})"
 
 
-def _growth_text(results: dict[str, Any], scheme: str, multiple: int) -> str:
+def _growth_text(results: Mapping[str, Any], scheme: str, multiple: int) -> str:
     g, span = growth(results, scheme, multiple), growth_range(results, scheme, multiple)
     if g is None or span is None:
         return "not defined"
@@ -153,7 +156,7 @@ def _growth_text(results: dict[str, Any], scheme: str, multiple: int) -> str:
     return f"g = {g:.2f}, {span[0]:.2f}–{span[1]:.2f} over seeds"
 
 
-def claim_verdicts(results: dict[str, Any], multiple: int = 8) -> dict[str, str]:
+def claim_verdicts(results: Mapping[str, Any], multiple: int = 8) -> dict[str, str]:
     """One verdict sentence per claim of the sources that the run tests (keys: the scheme or claim).
 
     Claims: RoPE extrapolates (000 §5.3, 001 §4); sinusoidal encodings extrapolate
@@ -213,7 +216,7 @@ def claim_verdicts(results: dict[str, Any], multiple: int = 8) -> dict[str, str]
     return out
 
 
-def takeaways(results: dict[str, Any], multiple: int = 8) -> list[str]:
+def takeaways(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
     """The notebook's concluding bullets, each derived from the run (so they follow the numbers)."""
     have = set(results["ppl"])
     scale = scale_phrase(results)

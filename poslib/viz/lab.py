@@ -49,7 +49,7 @@ def perplexity_figure(
     out and marked "not defined" at the first missing length.
     """
     cfg = results["config"]
-    lens, train_len = list(cfg["eval_lens"]), cfg["train_len"]
+    lens, train_len = list(cfg["eval"]["eval_lens"]), cfg["model"]["train_len"]
     schemes = list(schemes) if schemes is not None else list(results["ppl"])
     fig, ax = plt.subplots(figsize=(9.5, 5.2), layout="constrained")
     finite = []
