@@ -790,3 +790,164 @@ def test_attention_profiles_are_recorded_per_seed(corpus):
             corpus,
             profiles=("alibi",),
         )
+
+
+# ---- passkey retrieval ----------------------------------------------------------------------------------------------
+
+
+def _oracle_copy(x: torch.Tensor, digits: int) -> torch.Tensor:
+    """Logits that put all mass on the needle's digits at the answer positions: a perfect retriever, by hand."""
+    logits = torch.zeros(*x.shape, 256)
+    for b, row in enumerate(x.tolist()):
+        text = bytes(row)
+        start = text.index(b"key=") + 4  # the first "key=" is the needle's
+        key = text[start : start + digits]
+        for k in range(digits):  # y[-digits + k] is predicted at position len - digits - 1 + k + 1 ... (shifted)
+            logits[b, len(row) - digits + k, key[k]] = 1.0
+    return logits
+
+
+@pytest.mark.parametrize("depth", [0.0, 0.5, 1.0])
+def test_passkey_sequences_hide_the_key_at_the_depth_and_ask_for_it_last(depth):
+    from poslib.lab.passkey import FILLER, passkey_batch
+
+    x, y = passkey_batch(6, 128, 5, np.random.default_rng(0), depth)
+    assert x.shape == y.shape == (6, 128) and torch.equal(x[:, 1:], y[:, :-1])
+    for row_x, row_y in zip(x.tolist(), y.tolist(), strict=True):
+        text = bytes(row_x) + bytes(row_y[-1:])
+        needle = text.index(b" key=")
+        key = text[needle + 5 : needle + 10]
+        assert key.isdigit() and text.endswith(b" key=" + key) and text[needle + 10 : needle + 11] == b"."
+        assert bytes(row_y[-5:]) == key  # the answer is the last 5 targets
+        filler = text[:needle] + text[needle + 11 : -10]
+        assert not any(chr(c).isdigit() for c in filler) and set(filler) <= set(FILLER)
+        before = needle / len(filler)
+        assert abs(before - depth) <= 1 / len(filler)  # the share of the filler before the needle
+    keys = {bytes(r[-5:]) for r in y.tolist()}
+    assert len(keys) > 1  # random keys
+    with pytest.raises(ValueError, match="length must be at least"):
+        passkey_batch(1, 12, 5, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="depth must be in"):
+        passkey_batch(1, 64, 5, np.random.default_rng(0), 1.5)
+
+
+def test_passkey_accuracy_is_exact_match_of_every_digit(monkeypatch):
+    from poslib.lab import evaluate_passkey
+
+    model = LabModel("rope", ModelConfig(train_len=32, d_model=32))
+    monkeypatch.setattr(LabModel, "forward", lambda self, x, modifier=None, positions=None: _oracle_copy(x, 4))
+    acc = evaluate_passkey(model, (32, 64), (0, 50, 100), 6, 4)
+    assert acc == {32: {0: 1.0, 50: 1.0, 100: 1.0}, 64: {0: 1.0, 50: 1.0, 100: 1.0}}
+
+    def one_digit_wrong(self, x, modifier=None, positions=None):
+        logits = _oracle_copy(x, 4)
+        logits[::2, -1] = logits[::2, -1].roll(1, dims=-1)  # every other sequence gets its last digit wrong
+        return logits
+
+    monkeypatch.setattr(LabModel, "forward", one_digit_wrong)
+    assert evaluate_passkey(model, (32,), (50,), 6, 4) == {32: {50: 0.5}}
+    learned = LabModel("learned", ModelConfig(train_len=32, d_model=32))
+    assert evaluate_passkey(learned, (32, 64), (50,), 2, 4)[64] is None  # not defined beyond its table
+
+
+def test_passkey_run_records_accuracy_per_length_depth_and_seed(corpus):
+    cfg = LabConfig().replace(
+        schemes=("rope", "rope+ntk", "learned"),
+        seeds=(0, 1),
+        passkey=True,
+        passkey_samples=3,
+        key_digits=3,
+        **{**TINY, "steps": 3, "train_len": 32, "eval_lens": (32, 64)},
+    )
+    r = run_lab(cfg, corpus)
+    assert r.passkey is not None and set(r.passkey) == {"rope", "rope+ntk", "learned"}
+    assert r.passkey["learned"]["64"] is None and r.passkey_by_depth["learned"]["32"] is not None
+    for scheme in ("rope", "rope+ntk"):
+        per_seed = [sum(r.runs[scheme][s]["passkey"]["64"].values()) / 5 for s in ("0", "1")]
+        assert math.isclose(r.passkey[scheme]["64"], sum(per_seed) / 2)
+        assert set(r.passkey_by_depth[scheme]["64"]) == {"0", "25", "50", "75", "100"}
+    assert len(r.training["rope"]["0"]["passkey_loss_curve"]) == 1  # one window of 50 steps, partly filled
+    plain = run_lab(cfg.replace(passkey=False), corpus)
+    assert plain.passkey is None and "passkey" not in plain.runs["rope"]["0"]
+    # the corpus stream is the same; the passkey rows change what the model learns
+    assert plain.training["rope"]["0"]["losses"] != r.training["rope"]["0"]["losses"]
+
+
+def test_cli_has_passkey_switches_and_presets():
+    from poslib.lab.__main__ import build_parser, config_from_args
+
+    parser = build_parser()
+    assert config_from_args(parser.parse_args(["--passkey"])).retrieval.passkey
+    full = config_from_args(parser.parse_args(["--preset", "full"]))
+    assert full == LabConfig.preset("full") and full.retrieval.passkey and full.train.seeds == (0, 1, 2)
+    assert not config_from_args(parser.parse_args(["--preset", "full", "--no-passkey"])).retrieval.passkey
+    with pytest.raises(ValueError, match="preset must be one of"):
+        LabConfig.preset("tpu")
+
+
+def test_gpu_preset_builds_its_model_and_takes_one_step_on_cpu(corpus):
+    cfg = LabConfig.preset("gpu")
+    assert cfg.train.device == "cuda" and cfg.retrieval.passkey
+    assert cfg.model.d_model >= 4 * 64 and cfg.model.n_layers >= 4 and cfg.train_len >= 256
+    assert cfg.eval_lens == tuple(cfg.train_len * m for m in (1, 2, 4, 8, 16))
+    one = cfg.replace(device="cpu", steps=1, schemes=("rope",))
+    model, record = lab_train_model("rope", one, corpus, seed=0)
+    assert len(record["losses"]) == 1 and math.isfinite(record["losses"][0]) and record["n_params"] > 3_000_000
+    with torch.no_grad():
+        logits = model(torch.zeros(2, cfg.train_len, dtype=torch.long))
+    assert logits.shape == (2, cfg.train_len, 256)
+
+
+def _with_passkey(acc_by_seed: dict[str, list[list[float | None]]], ppl: dict[str, list[float]]) -> dict:
+    """Fake results: per scheme, per seed, accuracy at the five lengths (one depth), and mean perplexities."""
+    results = _fake_results(ppl, seeds=tuple(range(len(next(iter(acc_by_seed.values()))))))
+    lens = results["config"]["eval"]["eval_lens"]
+    results["runs"] = {
+        s: {
+            str(k): {"passkey": {str(L): (None if a is None else {"50": a}) for L, a in zip(lens, row, strict=True)}}
+            for k, row in enumerate(rows)
+        }
+        for s, rows in acc_by_seed.items()
+    }
+    results["passkey"] = {
+        s: {
+            str(L): (None if None in col else sum(col) / len(col))
+            for L, col in zip(lens, zip(*rows, strict=True), strict=True)
+        }
+        for s, rows in acc_by_seed.items()
+    }
+    return results
+
+
+def test_passkey_verdicts_ties_and_disagreements_follow_the_numbers():
+    from poslib.lab.report import disagreements, passkey_tied, retrieval, retrieval_reach
+
+    r = _with_passkey(
+        {
+            "rope": [[1.0, 0.2, 0.0, 0.0, 0.0], [0.96, 0.4, 0.0, 0.0, 0.0]],
+            "alibi": [[0.92, 0.9, 0.5, 0.0, 0.0], [1.0, 0.98, 0.3, 0.1, 0.0]],
+            "nope": [[0.7, 0.1, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0, 0.0, 0.0]],
+        },
+        {"rope": [6.0, 7, 9, 15, 20], "alibi": [7.0, 6.9, 6.9, 6.9, 6.9], "nope": [9.0, 9.5, 10, 10.5, 11]},
+    )
+    assert retrieval(0.95) == "retrieves" and retrieval(0.05) == "fails" and retrieval(0.5) == "partly retrieves"
+    assert passkey_tied(r, "rope", "alibi", 1)  # 0.98 vs 0.96, alibi's seeds span 0.08
+    assert not passkey_tied(r, "rope", "nope", 1)  # 0.98 vs 0.60, spans 0.04 and 0.2
+    assert retrieval_reach(r, "alibi") == 2 and retrieval_reach(r, "rope") == 1 and retrieval_reach(r, "nope") == 0
+    text = " ".join(disagreements(r, 8))
+    assert "alibi: perplexity flat at 8× (growth 0.99) but passkey fails (5%)" in text and "rope" not in text
+
+
+def test_comparison_table_puts_published_orderings_beside_this_run():
+    from poslib.lab.report import PUBLISHED, comparison_table
+
+    ppl = {
+        "alibi": [7.0, 7, 7, 7.0, 7],
+        "t5": [7.0, 8, 9, 9.0, 9],
+        "rope": [6.0, 7, 9, 15, 20],
+        "sinusoidal": [8.0, 9, 12, 30, 40],
+    }
+    rows = comparison_table(_fake_results(ppl), 8)
+    assert len(rows) == len(PUBLISHED) and all(r["source"] and r["confirmed"] and r["setting"] for r in rows)
+    assert rows[0]["lab_ppl"] == "alibi < t5 < rope < sinusoidal (perplexity at 8×)"
+    assert "kerple" not in rows[1]["lab_ppl"]  # a scheme this run lacks is left out

@@ -7,6 +7,7 @@ Modules, each readable top to bottom and each about one concern:
 * :mod:`poslib.lab.schemes`: the positional schemes as registered objects with
   small hooks (embed, rotate q/k, bias);
 * :mod:`poslib.lab.model`: a small decoder-only Transformer that calls those hooks;
+* :mod:`poslib.lab.passkey`: passkey-retrieval sequences (a key hidden in filler, asked for last);
 * :mod:`poslib.lab.config`: one nested configuration, its validator (and the CLI's options);
 * :mod:`poslib.lab.determinism`: fixed threads and deterministic kernels;
 * :mod:`poslib.lab.train`: the training loop (same seed, data, optimizer, schedule, steps);
@@ -18,18 +19,28 @@ Modules, each readable top to bottom and each about one concern:
 Command line: ``python -m poslib.lab --help``.
 """
 
-from .config import EvalConfig, LabConfig, ModelConfig, TrainConfig
+from .config import PRESETS, EvalConfig, LabConfig, ModelConfig, PasskeyConfig, TrainConfig
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
 from .determinism import deterministic
-from .evaluate import attention_profile, evaluate
+from .evaluate import attention_profile, evaluate, evaluate_passkey
 from .model import LabModel, WeightedOutput
+from .passkey import passkey_batch
 from .report import (
+    PUBLISHED,
     category,
     claim_verdicts,
+    comparison_table,
+    disagreements,
     growth,
     growth_range,
     n_seeds,
+    passkey_ranking,
+    passkey_spread,
+    passkey_tied,
+    passkey_values,
     ranking,
+    retrieval,
+    retrieval_reach,
     scale_phrase,
     seed_values,
     spread,
@@ -37,12 +48,14 @@ from .report import (
     tied,
 )
 from .results import LabResults, same_environment, summary_table
-from .run import rerun, run_lab
+from .run import replay_losses, rerun, run_lab
 from .schemes import INFERENCE_VARIANTS, REGISTRY, SCHEMES, TRAINED_SCHEMES, Scheme, split_scheme
 from .train import lr_at, train_model
 
 __all__ = [
     "INFERENCE_VARIANTS",
+    "PRESETS",
+    "PUBLISHED",
     "REGISTRY",
     "SCHEMES",
     "TRAINED_SCHEMES",
@@ -52,6 +65,7 @@ __all__ = [
     "LabModel",
     "LabResults",
     "ModelConfig",
+    "PasskeyConfig",
     "Scheme",
     "TrainConfig",
     "WeightedOutput",
@@ -59,16 +73,27 @@ __all__ = [
     "batch_generator",
     "category",
     "claim_verdicts",
+    "comparison_table",
     "deterministic",
+    "disagreements",
     "eval_spans",
     "evaluate",
+    "evaluate_passkey",
     "growth",
     "growth_range",
     "load_stdlib_corpus",
     "lr_at",
     "n_seeds",
+    "passkey_batch",
+    "passkey_ranking",
+    "passkey_spread",
+    "passkey_tied",
+    "passkey_values",
     "ranking",
+    "replay_losses",
     "rerun",
+    "retrieval",
+    "retrieval_reach",
     "run_lab",
     "same_environment",
     "scale_phrase",

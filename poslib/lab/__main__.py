@@ -23,7 +23,7 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .config import LabConfig, config_fields
+from .config import PRESETS, LabConfig, config_fields
 from .results import summary_table
 from .run import run_lab
 from .schemes import SCHEMES
@@ -72,13 +72,25 @@ def build_parser() -> argparse.ArgumentParser:
     defaults = LabConfig()
     for section, f, annotation in config_fields():
         default = getattr(getattr(defaults, section) if section else defaults, f.name)
+        kind: dict[str, Any] = (
+            {"action": argparse.BooleanOptionalAction}
+            if annotation is bool
+            else {"type": _parser_type(f.name, annotation)}
+        )
         p.add_argument(
             "--" + f.name.replace("_", "-"),
             dest=f.name,
-            type=_parser_type(f.name, annotation),
             default=argparse.SUPPRESS,
             help=f"{f.metadata.get('help', '')} (default: {_shown(default)})",
+            **kind,
         )
+    p.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default=None,
+        help="start from a named configuration (the options given override it): "
+        + "; ".join(f"{k}: {v[0]}" for k, v in sorted(PRESETS.items())),
+    )
     p.add_argument(
         "--jobs",
         type=int,
@@ -101,7 +113,9 @@ def config_from_args(args: argparse.Namespace, base: LabConfig | None = None) ->
     """``base`` (default: ``LabConfig()``) with the configuration options given on the command line."""
     fields = {f.name for _, f, _ in config_fields()}
     given = {k: v for k, v in vars(args).items() if k in fields}
-    return (base if base is not None else LabConfig()).replace(**given)
+    if base is None:
+        base = LabConfig.preset(args.preset) if getattr(args, "preset", None) else LabConfig()
+    return base.replace(**given)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,8 @@
 
 * :class:`ModelConfig`: the shape of every model (the scheme is chosen per model, not here);
 * :class:`TrainConfig`: seeds, optimizer, schedule, steps, threads, device;
-* :class:`EvalConfig`: the evaluation lengths and how many validation bytes they score.
+* :class:`EvalConfig`: the evaluation lengths and how many validation bytes they score;
+* :class:`PasskeyConfig`: passkey retrieval, trained beside the corpus and scored (off by default).
 
 Every field carries its help text and its constraint in ``metadata``; :func:`check_fields` is the
 one validator that reads them (each section calls it from ``__post_init__``), and
@@ -21,13 +22,16 @@ from typing import Any
 
 import numpy as np
 
+from .passkey import passkey_layout
 from .schemes import SCHEMES, split_scheme
 
 __all__ = [
     "DEFAULT_EVAL_MULTIPLES",
+    "PRESETS",
     "EvalConfig",
     "LabConfig",
     "ModelConfig",
+    "PasskeyConfig",
     "TrainConfig",
     "check_fields",
     "config_fields",
@@ -41,6 +45,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     "non-negative": (lambda v: v >= 0, "an integer ≥ 0"),
     "positive number": (lambda v: math.isfinite(v) and v > 0, "a positive number"),
     "non-negative number": (lambda v: math.isfinite(v) and v >= 0, "a number ≥ 0"),
+    "percent": (lambda v: 0 <= v <= 100, "an integer percentage (0 … 100)"),
 }
 
 
@@ -149,6 +154,24 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class PasskeyConfig:
+    """Passkey retrieval (:mod:`poslib.lab.passkey`): trained beside the corpus, scored at every evaluation length."""
+
+    passkey: bool = _f(False, "train on passkey sequences beside the corpus and score retrieval")
+    passkey_rows: int = _f(16, "passkey sequences per step, beside batch_size corpus windows", "positive")
+    key_digits: int = _f(5, "digits of the key", "positive")
+    passkey_depths: tuple[int, ...] = _f(
+        (0, 25, 50, 75, 100), "needle depths scored (% of the filler before it)", "percent"
+    )
+    passkey_samples: int = _f(20, "test sequences per length and depth", "positive")
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not isinstance(self.passkey, bool):
+            raise ValueError(f"passkey must be True or False, got {self.passkey!r}")
+
+
+@dataclass(frozen=True)
 class LabConfig:
     """A complete, repeatable description of one lab run (recorded in the results file)."""
 
@@ -156,9 +179,12 @@ class LabConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    retrieval: PasskeyConfig = field(default_factory=PasskeyConfig)
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.retrieval.passkey:
+            passkey_layout(self.model.train_len, self.retrieval.key_digits)
         for name in self.schemes:
             split_scheme(name)
         if len(set(self.schemes)) != len(self.schemes):
@@ -207,6 +233,22 @@ class LabConfig:
         sections = {s: dataclasses.replace(getattr(self, s), **kw) for s, kw in by_section.items() if s is not None}
         return dataclasses.replace(self, **top, **sections)
 
+    @classmethod
+    def preset(cls, name: str) -> LabConfig:
+        """A named configuration of :data:`PRESETS` (``"full"``: the committed full run; ``"gpu"``: larger, CUDA)."""
+        if name not in PRESETS:
+            raise ValueError(f"preset must be one of {', '.join(sorted(PRESETS))}, got {name!r}")
+        return cls().replace(**PRESETS[name][1])
+
+    def differences(self, other: LabConfig) -> dict[str, tuple[Any, Any]]:
+        """``{field: (this value, other's value)}`` for every field (of any section) where the two differ."""
+        out = {}
+        for section, f, _ in config_fields():
+            mine, theirs = (getattr(getattr(c, section) if section else c, f.name) for c in (self, other))
+            if mine != theirs:
+                out[f.name] = (mine, theirs)
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """Nested plain-dict form for the results file."""
         return dataclasses.asdict(self)
@@ -239,3 +281,30 @@ def config_fields() -> list[tuple[str | None, dataclasses.Field[Any], Any]]:
         else:
             out.append((None, f, section))
     return out
+
+
+# name -> (what it is, the fields it changes from LabConfig()'s defaults)
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "full": (
+        "perplexity and passkey retrieval, 3 seeds, 2000 steps: results/lab_full.json (--jobs 2)",
+        {"seeds": (0, 1, 2), "passkey": True, "steps": 2000},
+    ),
+    "gpu": (
+        "the same experiment 4x wider, twice as deep, L_train = 256, for one CUDA GPU",
+        {
+            "seeds": (0, 1, 2),
+            "passkey": True,
+            "train_len": 256,
+            "d_model": 256,
+            "n_layers": 4,
+            "n_heads": 8,
+            "steps": 6000,
+            "batch_size": 64,
+            "passkey_rows": 32,
+            "lr": 1e-3,
+            "warmup_steps": 200,
+            "eval_batch_tokens": 65536,
+            "device": "cuda",
+        },
+    ),
+}

@@ -30,8 +30,9 @@ import torch.nn.functional as F
 from ..attention import attention_entropy, relative_distance
 from ..randomized import randomized_positions
 from .model import LabModel
+from .passkey import passkey_batch
 
-__all__ = ["attention_profile", "evaluate"]
+__all__ = ["attention_profile", "evaluate", "evaluate_passkey", "passkey_test_set"]
 
 
 def _nll(
@@ -89,6 +90,55 @@ def evaluate(
             for nll in _nll(model, x[i : i + per_batch].to(device), y[i : i + per_batch].to(device), modifier, rng):
                 total += nll
         out[L] = math.exp(total / y.numel())
+    return out
+
+
+def passkey_test_set(L: int, depth: int, n: int, key_digits: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The ``n`` test sequences of length ``L`` with the needle at ``depth`` %: the same for every scheme and seed."""
+    return passkey_batch(n, L, key_digits, np.random.default_rng((L, depth, key_digits)), depth / 100)
+
+
+@torch.no_grad()
+def evaluate_passkey(
+    model: LabModel,
+    eval_lens: tuple[int, ...],
+    depths: tuple[int, ...],
+    n: int,
+    key_digits: int,
+    modifier: str | None = None,
+    batch_tokens: int = 8192,
+) -> dict[int, dict[int, float] | None]:
+    """Exact-match passkey accuracy at every length and depth (%): ``{L: {depth: share of n keys retrieved}}``.
+
+    A key counts when the most likely byte is right at every answer digit (teacher forcing, which is
+    greedy decoding's exact match; :mod:`poslib.lab.passkey`). Lengths the scheme does not define give
+    None. ``rope+random`` reads at sorted random positions, ``rope+dynamic`` with the base for the
+    whole length (the answer is in the last block), as in :func:`evaluate`.
+    """
+    device = next(model.parameters()).device
+    limit = model.max_len()
+    out: dict[int, dict[int, float] | None] = {}
+    for L in eval_lens:
+        if limit is not None and L > limit:
+            out[L] = None
+            continue
+        rng = np.random.default_rng(L) if model.scheme.takes_positions else None
+        row: dict[int, float] = {}
+        for depth in depths:
+            x, y = passkey_test_set(L, depth, n, key_digits)
+            hits = 0
+            for i in range(0, n, max(1, batch_tokens // L)):
+                xb, yb = (
+                    x[i : i + max(1, batch_tokens // L)].to(device),
+                    y[i : i + max(1, batch_tokens // L)].to(device),
+                )
+                positions = None
+                if rng is not None:
+                    positions = randomized_positions(L, model.random_max_pos(), seed=rng, backend="torch").to(device)
+                logits = model(xb, modifier, positions)[:, -key_digits:]
+                hits += int((logits.argmax(-1) == yb[:, -key_digits:]).all(-1).sum())
+            row[depth] = hits / n
+        out[L] = row
     return out
 
 

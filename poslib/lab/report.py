@@ -20,6 +20,7 @@ difference (:data:`TIE`), which the verdicts then say.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -265,3 +266,154 @@ def takeaways(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
             f"{multiple}×: {', '.join(helped) or 'none'}; worse: {', '.join(hurt) or 'none'}."
         )
     return lines
+
+
+# ---- passkey retrieval --------------------------------------------------------------------------------------------
+
+RETRIEVES, FAILS, PASSKEY_TIE = 0.9, 0.1, 0.1
+
+
+def passkey_values(results: Mapping[str, Any], scheme: str, multiple: int = 1) -> list[float] | None:
+    """Per-seed passkey accuracy (mean over depths) of ``scheme`` at ``multiple`` × L_train; None where not defined."""
+    if results.get("passkey") is None:
+        raise ValueError("these results have no passkey retrieval (run with --passkey)")
+    L = _length(results, scheme, multiple)
+    rows = [run["passkey"][L] for run in results["runs"][scheme].values()]
+    return None if None in rows else [sum(row.values()) / len(row) for row in rows]
+
+
+def passkey_spread(results: Mapping[str, Any], scheme: str, multiple: int = 1) -> float | None:
+    """Range (max − min) over seeds of the passkey accuracy at ``multiple`` × L_train; 0 for one seed."""
+    values = passkey_values(results, scheme, multiple)
+    return None if values is None else max(values) - min(values)
+
+
+def passkey_tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 1) -> bool:
+    """Whether ``a`` and ``b`` retrieve equally well at ``multiple`` × L_train, by the seed spread.
+
+    As for perplexity (module docstring): tied when the means differ by no more than the larger of
+    the two seed ranges; with one seed, by no more than :data:`PASSKEY_TIE` (10 points).
+    """
+    va, vb = passkey_values(results, a, multiple), passkey_values(results, b, multiple)
+    if va is None or vb is None:
+        return False
+    gap = abs(sum(va) / len(va) - sum(vb) / len(vb))
+    if n_seeds(results) > 1:
+        return gap <= max(max(va) - min(va), max(vb) - min(vb))
+    return gap <= PASSKEY_TIE
+
+
+def retrieval(accuracy: float | None) -> str:
+    """ "retrieves" (≥ 0.9), "fails" (≤ 0.1), "partly retrieves" between, or "not defined"."""
+    if accuracy is None:
+        return "not defined"
+    return "retrieves" if accuracy >= RETRIEVES else "fails" if accuracy <= FAILS else "partly retrieves"
+
+
+def passkey_ranking(
+    results: Mapping[str, Any], multiple: int = 1, schemes: Sequence[str] | None = None
+) -> list[tuple[str, float]]:
+    """``(scheme, mean accuracy)`` at ``multiple`` × L_train, best (highest) first; undefined ones left out."""
+    names = list(schemes) if schemes is not None else list(results["passkey"])
+    L = _length(results, names[0], multiple) if names else "0"
+    values = [(s, results["passkey"][s][L]) for s in names]
+    return sorted(((s, v) for s, v in values if v is not None), key=lambda sv: -sv[1])
+
+
+def retrieval_reach(results: Mapping[str, Any], scheme: str) -> int:
+    """The largest multiple of L_train up to which the mean accuracy stays ≥ :data:`RETRIEVES` (0: not even at 1×)."""
+    cfg = LabConfig.from_dict(results["config"])
+    reach = 0
+    for L in cfg.eval_lens:
+        acc = results["passkey"][scheme][str(L)]
+        if acc is None or acc < RETRIEVES:
+            break
+        reach = L // cfg.train_len
+    return reach
+
+
+def disagreements(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
+    """Where perplexity and passkey retrieval tell different stories at ``multiple`` × L_train, one sentence each.
+
+    Flat perplexity (growth ≤ 1.05) with failed retrieval: the model predicts the next byte as well
+    as before while ignoring what lies far back. The opposite (perplexity grows, retrieval holds) says
+    the long context is read but the byte statistics still suffer.
+    """
+    out = []
+    for scheme in results["passkey"]:
+        g = growth(results, scheme, multiple)
+        acc = results["passkey"][scheme][_length(results, scheme, multiple)]
+        ppl_says, key_says = category(g), retrieval(acc)
+        if ppl_says == "extrapolates" and key_says != "retrieves":
+            out.append(
+                f"{scheme}: perplexity flat at {multiple}× (growth {g:.2f}) but passkey {key_says} "
+                f"({acc:.0%}): it does not use the long context"
+            )
+        elif ppl_says == "does not extrapolate" and key_says == "retrieves":
+            out.append(
+                f"{scheme}: perplexity grows at {multiple}× (growth {g:.2f}) yet the passkey is retrieved ({acc:.0%})"
+            )
+    return out
+
+
+# Published orderings, best first, as the sources state them (arXiv ids; "≈": reported close or tied).
+PUBLISHED: tuple[dict[str, Any], ...] = (
+    {
+        "source": "ALiBi (Press et al., ICLR 2022, arXiv 2108.12409), Fig. 1",
+        "setting": "247M-parameter LM, WikiText-103, trained at L = 512 and 1024 tokens, perplexity up to ~16k tokens",
+        "schemes": ("alibi", "t5", "rope", "sinusoidal"),
+        "ordering": "alibi stays flat; t5, rope and sinusoidal all degrade",
+        "confirmed": "the caption (sinusoidal, rotary and T5 degrade, ALiBi does not); the order among the three "
+        "degrading ones is read from the figure, not confirmed here",
+    },
+    {
+        "source": "KERPLE (Chi et al., NeurIPS 2022, arXiv 2205.09921)",
+        "setting": "GPT-NeoX-style LMs on OpenWebText2, GitHub, ArXiv, trained at 512 tokens, tested up to 16×",
+        "schemes": ("kerple", "alibi", "t5", "rope", "sinusoidal"),
+        "ordering": "kerple (log) best at long lengths",
+        "confirmed": "the abstract (the logarithmic variant extrapolates best on three datasets); the order of "
+        "the baselines could not be confirmed here",
+    },
+    {
+        "source": "FIRE (Li et al., ICLR 2024, arXiv 2310.04418)",
+        "setting": "T5-style decoder LMs on C4, trained at 2048 tokens, zero-shot perplexity at longer inputs",
+        "schemes": ("fire", "kerple", "alibi", "t5", "rope", "nope"),
+        "ordering": "fire best at lengths beyond training",
+        "confirmed": "the abstract (FIRE generalizes better to longer contexts than the encodings it compares "
+        "with); the order of the others could not be confirmed here",
+    },
+    {
+        "source": "NoPE (Kazemnejad et al., NeurIPS 2023, arXiv 2305.19466)",
+        "setting": "~107M-parameter decoders on algorithmic and reasoning tasks, exact match, trained at up to 20 "
+        "tokens, tested up to 40",
+        "schemes": ("nope", "t5", "alibi", "rope", "sinusoidal"),
+        "ordering": "nope ≈ t5 best, alibi in the middle, rope and sinusoidal (APE) worst",
+        "confirmed": "the abstract (NoPE outperforms the explicit encodings; ALiBi, Rotary and APE are not well "
+        "suited) and a quoted sentence (NoPE on par with or better than T5's bias); the middle of the order "
+        "comes from a secondary summary",
+    },
+)
+
+
+def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict[str, str]]:
+    """Each published ordering of :data:`PUBLISHED` beside this run's ordering of the same schemes.
+
+    This run's ordering is by mean perplexity at ``multiple`` × L_train (``a ≈ b``: tied by the seed
+    spread), and by passkey accuracy at the same length when the run has it.
+    """
+    rows = []
+    for pub in PUBLISHED:
+        names = [s for s in pub["schemes"] if s in results["ppl"]]
+        ranked = ranking(results, multiple, names)
+        text = ranked[0][0] if ranked else "—"
+        for (prev, _), (s, _) in itertools.pairwise(ranked):
+            text += (" ≈ " if tied(results, prev, s, multiple) else " < ") + s
+        row = {
+            **{k: str(v) for k, v in pub.items() if k != "schemes"},
+            "lab_ppl": f"{text} (perplexity at {multiple}×)",
+        }
+        if results.get("passkey") is not None:
+            keys = passkey_ranking(results, multiple, names)
+            row["lab_passkey"] = ", ".join(f"{s} {v:.0%}" for s, v in keys)
+        rows.append(row)
+    return rows

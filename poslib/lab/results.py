@@ -50,7 +50,10 @@ class LabResults(Mapping[str, Any]):
     ``ppl_std`` its sample standard deviation (None with one seed), ``runs[scheme][seed]`` the
     per-seed numbers, ``training[base][seed]`` the training records (losses, step times; for
     ``fire`` also ``fire_layers``, the learned functions), ``attention[scheme][seed]`` the
-    attention profiles asked for. ``models`` (``{(base, seed): LabModel}``, with ``keep_models``)
+    attention profiles asked for. With passkey retrieval, ``passkey[scheme][L]`` is the exact-match
+    accuracy over depths and seeds (mean over seeds of each seed's mean over depths), ``passkey_std``
+    the sample std of those per-seed means, ``passkey_by_depth[scheme][L][depth]`` the mean over seeds
+    (None where the scheme is not defined). ``models`` (``{(base, seed): LabModel}``, with ``keep_models``)
     is not saved.
     """
 
@@ -64,6 +67,9 @@ class LabResults(Mapping[str, Any]):
     timings: dict[str, Any]
     protocol: str = PROTOCOL
     attention: dict[str, Any] | None = None
+    passkey: dict[str, dict[str, float | None]] | None = None
+    passkey_std: dict[str, dict[str, float | None]] | None = None
+    passkey_by_depth: dict[str, dict[str, dict[str, float] | None]] | None = None
     models: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)
 
     def _keys(self) -> list[str]:

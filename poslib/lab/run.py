@@ -27,13 +27,13 @@ from ..fire import FireBias
 from .config import LabConfig
 from .data import Corpus, eval_spans, load_stdlib_corpus
 from .determinism import deterministic
-from .evaluate import attention_profile, evaluate
+from .evaluate import attention_profile, evaluate, evaluate_passkey
 from .model import LabModel
 from .results import LabResults, versions
 from .schemes import split_scheme
 from .train import train_model
 
-__all__ = ["rerun", "run_lab"]
+__all__ = ["replay_losses", "rerun", "run_lab"]
 
 
 def _cpu_seconds(who: int) -> float:
@@ -65,20 +65,36 @@ class _Job:
         """Train ``base`` for ``seed``, score every scheme of the run that uses it; (ppl, attention, record, model)."""
         cfg = self.cfg
         model, record = train_model(base, cfg, corpus, seed)
-        t_eval = time.perf_counter()
-        scheme_ppl, scheme_attention = {}, {}
+        t_eval, cpu_eval = time.perf_counter(), time.process_time()
+        scheme_ppl: dict[str, Any] = {}
+        scheme_attention: dict[str, Any] = {}
         for scheme in cfg.schemes:
             s_base, modifier = split_scheme(scheme)
             if s_base != base:
                 continue
             ppl = evaluate(model, self.spans, cfg.eval_lens, modifier, cfg.eval.eval_batch_tokens)
-            scheme_ppl[scheme] = {str(L): v for L, v in ppl.items()}
+            scheme_ppl[scheme] = {"ppl": {str(L): v for L, v in ppl.items()}}
+            if cfg.retrieval.passkey:
+                pk = cfg.retrieval
+                acc = evaluate_passkey(
+                    model,
+                    cfg.eval_lens,
+                    pk.passkey_depths,
+                    pk.passkey_samples,
+                    pk.key_digits,
+                    modifier,
+                    cfg.eval.eval_batch_tokens,
+                )
+                scheme_ppl[scheme]["passkey"] = {
+                    str(L): None if row is None else {str(d): a for d, a in row.items()} for L, row in acc.items()
+                }
             if scheme in self.profiles:
                 scheme_attention[scheme] = {
                     label: {k: v.tolist() for k, v in attention_profile(model, w, modifier).items()}
                     for label, w in self.windows.items()
                 }
         record["eval_seconds"] = time.perf_counter() - t_eval
+        record["eval_cpu_seconds"] = time.process_time() - cpu_eval
         if base == "fire":  # the learned bias functions, per layer: notebook 10 plots them
             layers = [module for name, module in model.named_modules() if name.endswith("attn.position")]
             record["fire_layers"] = [f.weights() for f in layers if isinstance(f, FireBias)]
@@ -87,12 +103,16 @@ class _Job:
 
 def _progress_line(base: str, seed: int, record: dict[str, Any], ppl: dict[str, Any]) -> str:
     losses = record["losses"]
-    first = next(iter(ppl.get(base, {}).values()), None)
+    first = next(iter(ppl.get(base, {}).get("ppl", {}).values()), None)
+    key = ppl.get(base, {}).get("passkey", {})
+    retrieved = next(iter(key.values()), None) if key else None
     return (
-        f"{base:>12s} seed {seed}: {len(losses)} steps in {record['train_seconds']:.0f} s"
+        f"{base:>12s} seed {seed}: {len(losses)} steps in {record['train_seconds']:.0f} s "
+        f"({record['train_cpu_seconds']:.0f} s CPU)"
         + (f", final loss {losses[-1]:.3f}" if losses else "")
         + (f", ppl at L_train {first:.2f}" if first is not None else "")
-        + f", scored in {record['eval_seconds']:.0f} s"
+        + (f", passkey at L_train {statistics.fmean(retrieved.values()):.2f}" if retrieved else "")
+        + f", scored in {record['eval_seconds']:.0f} s ({record['eval_cpu_seconds']:.0f} s CPU)"
     )
 
 
@@ -138,6 +158,24 @@ def _mean_and_std(runs: dict[str, Any], schemes: Sequence[str], seeds: Sequence[
             ppl[scheme][str(L)] = statistics.fmean(values) if defined else None
             ppl_std[scheme][str(L)] = statistics.stdev(values) if defined and len(values) > 1 else None
     return ppl, ppl_std
+
+
+def _passkey_summary(runs: dict[str, Any], cfg: LabConfig) -> dict[str, Any]:
+    """Accuracy over depths and seeds (mean and sample std of the per-seed means), and per depth over seeds."""
+    out: dict[str, Any] = {"passkey": {}, "passkey_std": {}, "passkey_by_depth": {}}
+    for scheme in cfg.schemes:
+        for key in out:
+            out[key][scheme] = {}
+        for L in map(str, cfg.eval_lens):
+            rows = [runs[scheme][str(s)]["passkey"][L] for s in cfg.train.seeds]
+            if None in rows:
+                out["passkey"][scheme][L] = out["passkey_std"][scheme][L] = out["passkey_by_depth"][scheme][L] = None
+                continue
+            per_seed = [statistics.fmean(row.values()) for row in rows]
+            out["passkey"][scheme][L] = statistics.fmean(per_seed)
+            out["passkey_std"][scheme][L] = statistics.stdev(per_seed) if len(per_seed) > 1 else None
+            out["passkey_by_depth"][scheme][L] = {d: statistics.fmean(row[d] for row in rows) for d in rows[0]}
+    return out
 
 
 def run_lab(
@@ -198,14 +236,15 @@ def run_lab(
     training: dict[str, dict[str, Any]] = {b: {} for b in bases}
     models = {}
     for (base, seed), (scheme_ppl, scheme_attention, record, model) in zip(tasks, outcomes, strict=True):
-        for scheme, ppl in scheme_ppl.items():
-            runs[scheme][str(seed)] = {"ppl": ppl}
+        for scheme, numbers in scheme_ppl.items():
+            runs[scheme][str(seed)] = numbers
         for scheme, prof in scheme_attention.items():
             attention[scheme][str(seed)] = prof
         training[base][str(seed)] = record
         if keep_models:
             models[(base, seed)] = model
     ppl, ppl_std = _mean_and_std(runs, cfg.schemes, cfg.train.seeds, cfg.eval_lens)
+    passkey = _passkey_summary(runs, cfg) if cfg.retrieval.passkey else None
     step_ms = [r["step_ms_median"] for b in bases for r in training[b].values() if r["step_ms_median"]]
     timings = {
         "total_seconds": time.perf_counter() - t_start,
@@ -232,6 +271,9 @@ def run_lab(
         training=training,
         timings=timings,
         attention=attention if profiles else None,
+        passkey=passkey["passkey"] if passkey else None,
+        passkey_std=passkey["passkey_std"] if passkey else None,
+        passkey_by_depth=passkey["passkey_by_depth"] if passkey else None,
         models=models,
     )
 
@@ -250,3 +292,26 @@ def rerun(results: Mapping[str, Any], scheme: str, seed: int, corpus: Corpus | N
     cfg = replace(stored, schemes=(scheme,), train=replace(stored.train, seeds=(seed,)))
     ppl: dict[str, float | None] = run_lab(cfg, corpus).runs[scheme][str(seed)]["ppl"]
     return ppl
+
+
+def replay_losses(
+    results: Mapping[str, Any], scheme: str, seed: int, steps: int, corpus: Corpus | None = None
+) -> tuple[list[float], list[float]]:
+    """``(live, stored)``: the first ``steps`` training losses of ``scheme``'s model for ``seed``, retrained now
+    with the configuration stored in ``results``, and the ones the results file holds.
+
+    The cheap live check of a long run: the same schedule (its learning rate follows the full step
+    count), the same data and passkey streams, so on the same CPU with :func:`poslib.lab.same_environment`
+    the two lists are identical, bit for bit; elsewhere they drift apart slowly from the first step.
+    """
+    cfg = LabConfig.from_dict(results["config"])
+    base = split_scheme(scheme)[0]
+    if base not in results["training"] or str(seed) not in results["training"][base]:
+        raise ValueError(f"these results hold no training record for {base!r}, seed {seed}")
+    stored: list[float] = results["training"][base][str(seed)]["losses"][:steps]
+    with deterministic(cfg.train.threads):
+        _, record = train_model(
+            base, cfg, corpus if corpus is not None else load_stdlib_corpus(), seed, stop_after=steps
+        )
+    live: list[float] = record["losses"]
+    return live, stored

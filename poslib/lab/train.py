@@ -21,9 +21,13 @@ from ..randomized import randomized_positions
 from .config import LabConfig, TrainConfig
 from .data import Corpus, batch_generator
 from .model import LabModel
+from .passkey import passkey_batch
 from .schemes import split_scheme
 
 __all__ = ["lr_at", "train_model"]
+
+PASSKEY_STREAM = 0x9A55  # second word of the passkey generator's seed, beside the model's seed
+LOSS_WINDOW = 50  # steps per point of the recorded passkey loss curve
 
 
 def lr_at(step: int, cfg: TrainConfig) -> float:
@@ -63,6 +67,11 @@ def train_model(
     ``cfg.train.steps``): their losses equal the full run's first losses, bit for bit, which is a cheap
     live check of a stored run.
 
+    With ``cfg.retrieval.passkey`` every step also trains on ``passkey_rows`` passkey sequences of
+    train_len bytes (:mod:`poslib.lab.passkey`, random depths), scored on their answer digits only:
+    the loss is the corpus loss plus the answer loss (``passkey_loss_curve``: the second, averaged
+    over every 50 steps).
+
     The record holds the loss every step (``losses``), the median step time in ms
     (``step_ms_median``), the training seconds (wall and CPU) and the parameter count.
     ``progress(step, loss)`` is called after every step.
@@ -75,7 +84,12 @@ def train_model(
     batches = batch_generator(corpus.train, tc.batch_size, cfg.train_len, seed)
     # rope+random: a fresh sorted subset of 0 … random_max_pos − 1 every step, from a private generator
     position_rng = np.random.default_rng(seed) if model.scheme.takes_positions else None
-    losses, step_ms = [], []
+    # passkey sequences from their own generator: the corpus stream is the same with or without them
+    pk, digits = cfg.retrieval, cfg.retrieval.key_digits
+    pk_rng = np.random.default_rng((seed, PASSKEY_STREAM)) if pk.passkey else None
+    losses: list[float] = []
+    passkey_losses: list[float] = []
+    step_ms: list[float] = []
     model.train()
     start, cpu_start = time.perf_counter(), time.process_time()
     for step in range(tc.steps if stop_after is None else min(tc.steps, stop_after)):
@@ -86,7 +100,16 @@ def train_model(
             positions = randomized_positions(
                 cfg.train_len, model.random_max_pos(), seed=position_rng, backend="torch", device=device
             )
-        loss = F.cross_entropy(model(x, positions=positions).flatten(0, 1), y.flatten())
+        if pk_rng is None:
+            loss = F.cross_entropy(model(x, positions=positions).flatten(0, 1), y.flatten())
+        else:
+            # passkey rows ride in the same forward pass; only their answer digits are scored
+            px, py = (t.to(device) for t in passkey_batch(pk.passkey_rows, cfg.train_len, digits, pk_rng))
+            logits = model(torch.cat([x, px]), positions=positions)
+            text_loss = F.cross_entropy(logits[: len(x)].flatten(0, 1), y.flatten())
+            key_loss = F.cross_entropy(logits[len(x) :, -digits:].flatten(0, 1), py[:, -digits:].flatten())
+            loss = text_loss + key_loss
+            passkey_losses.append(key_loss.item())
         opt.zero_grad(set_to_none=True)
         loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -97,11 +120,15 @@ def train_model(
         if progress is not None:
             progress(step, losses[-1])
     model.eval()
-    record = {
+    record: dict[str, Any] = {
         "losses": losses,
         "step_ms_median": statistics.median(step_ms) if step_ms else None,
         "train_seconds": time.perf_counter() - start,
         "train_cpu_seconds": time.process_time() - cpu_start,
         "n_params": model.n_params(),
     }
+    if pk_rng is not None:  # the answer loss, averaged over windows of LOSS_WINDOW steps (the curve, not every step)
+        record["passkey_loss_curve"] = [
+            statistics.fmean(passkey_losses[i : i + LOSS_WINDOW]) for i in range(0, len(passkey_losses), LOSS_WINDOW)
+        ]
     return model, record
