@@ -1,8 +1,9 @@
-"""Figures for notebook 08 (the extrapolation lab): perplexity against evaluation length, and attention at long range.
+"""Figures for notebook 08 (the extrapolation lab): perplexity and passkey retrieval against length, and attention.
 
-Both figures are drawn from a results dictionary of :func:`poslib.lab.run_lab`
-(and :func:`poslib.lab.attention_profile`); they have no slider, because the
-knobs of this notebook are training runs, not cheap redraws.
+Every figure is drawn from a results dictionary of :func:`poslib.lab.run_lab` (or the JSON file it
+writes): perplexity curves, perplexity beside passkey accuracy, the depth × length passkey map per
+scheme, and per-head attention profiles (:func:`poslib.lab.attention_profile`). They have no slider,
+because the knobs of this notebook are training runs, not cheap redraws.
 """
 
 from __future__ import annotations
