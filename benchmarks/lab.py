@@ -58,7 +58,7 @@ def candidates(dim: int, depth: int, heads: int, seq: int) -> dict[str, nn.Modul
     models: dict[str, nn.Module] = {}
     for scheme in SCHEMES:
         models[f"poslib {scheme}"] = LabModel(
-            ModelConfig(scheme=scheme, train_len=seq, d_model=dim, n_layers=depth, n_heads=heads)
+            scheme, ModelConfig(train_len=seq, d_model=dim, n_layers=depth, n_heads=heads)
         )
     models["plain torch (learned)"] = PlainTorchLM(dim, depth, heads, seq)
     try:

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import poslib as P
-from poslib.lab.train import deterministic
+from poslib.lab import deterministic
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 

@@ -1,66 +1,99 @@
 """The extrapolation lab: small language models, one per positional scheme, scored beyond their training length.
 
-Three layers, each readable top to bottom:
+Modules, each readable top to bottom and each about one concern:
 
 * :mod:`poslib.lab.data`: the corpus (the Python standard library's ``.py``
   sources, byte-level) and its fixed train/validation split;
-* :mod:`poslib.lab.model`: a small decoder-only Transformer whose positional
-  scheme is chosen by name (every scheme is the poslib implementation);
-* :mod:`poslib.lab.train`: the protocol (same seed, data, optimizer, steps),
-  evaluation on non-overlapping windows at multiples of the training length,
-  and the results dictionary;
-* :mod:`poslib.lab.report`: growth with length, rankings and verdicts computed
-  from a run's numbers.
+* :mod:`poslib.lab.schemes`: the positional schemes as registered objects with
+  small hooks (embed, rotate q/k, bias);
+* :mod:`poslib.lab.model`: a small decoder-only Transformer that calls those hooks;
+* :mod:`poslib.lab.passkey`: passkey-retrieval sequences (a key hidden in filler, asked for last);
+* :mod:`poslib.lab.config`: one nested configuration, its validator (and the CLI's options);
+* :mod:`poslib.lab.determinism`: fixed threads and deterministic kernels;
+* :mod:`poslib.lab.train`: the training loop (same seed, data, optimizer, schedule, steps);
+* :mod:`poslib.lab.evaluate`: perplexity on non-overlapping windows, attention profiles;
+* :mod:`poslib.lab.run`: training and scoring every (scheme, seed), in parallel if asked;
+* :mod:`poslib.lab.results`: the results dataclass, its table, the environment check;
+* :mod:`poslib.lab.report`: growth with length, rankings and verdicts computed from a run's numbers.
 
 Command line: ``python -m poslib.lab --help``.
 """
 
+from .config import PRESETS, EvalConfig, LabConfig, ModelConfig, PasskeyConfig, TrainConfig
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
-from .model import INFERENCE_VARIANTS, SCHEMES, TRAINED_SCHEMES, LabModel, ModelConfig, split_scheme
+from .determinism import deterministic
+from .evaluate import attention_profile, evaluate, evaluate_passkey
+from .model import LabModel, WeightedOutput
+from .passkey import passkey_batch
 from .report import (
+    PUBLISHED,
     category,
     claim_verdicts,
+    comparison_table,
+    disagreements,
     growth,
     growth_range,
     n_seeds,
+    passkey_ranking,
+    passkey_spread,
+    passkey_tied,
+    passkey_values,
     ranking,
+    retrieval,
+    retrieval_reach,
     scale_phrase,
     seed_values,
     spread,
     takeaways,
     tied,
 )
-from .train import (
-    LabConfig,
-    attention_profile,
-    evaluate,
-    rerun,
-    run_lab,
-    same_environment,
-    summary_table,
-    train_model,
-)
+from .results import LabResults, same_environment, summary_table
+from .run import replay_losses, rerun, run_lab
+from .schemes import INFERENCE_VARIANTS, REGISTRY, SCHEMES, TRAINED_SCHEMES, Scheme, split_scheme
+from .train import lr_at, train_model
 
 __all__ = [
     "INFERENCE_VARIANTS",
+    "PRESETS",
+    "PUBLISHED",
+    "REGISTRY",
     "SCHEMES",
     "TRAINED_SCHEMES",
     "Corpus",
+    "EvalConfig",
     "LabConfig",
     "LabModel",
+    "LabResults",
     "ModelConfig",
+    "PasskeyConfig",
+    "Scheme",
+    "TrainConfig",
+    "WeightedOutput",
     "attention_profile",
     "batch_generator",
     "category",
     "claim_verdicts",
+    "comparison_table",
+    "deterministic",
+    "disagreements",
     "eval_spans",
     "evaluate",
+    "evaluate_passkey",
     "growth",
     "growth_range",
     "load_stdlib_corpus",
+    "lr_at",
     "n_seeds",
+    "passkey_batch",
+    "passkey_ranking",
+    "passkey_spread",
+    "passkey_tied",
+    "passkey_values",
     "ranking",
+    "replay_losses",
     "rerun",
+    "retrieval",
+    "retrieval_reach",
     "run_lab",
     "same_environment",
     "scale_phrase",

@@ -5,6 +5,10 @@ evaluates perplexity at each ``--eval-lens`` (default 1, 2, 4, 8, 16 × the
 training length), prints a table and, with ``--out``, writes every number,
 the configuration, library versions and timings as JSON.
 
+Every field of :class:`poslib.lab.LabConfig` is an option of the same name
+(``d_model`` → ``--d-model``), with the field's help text and default; the rest
+(``--jobs``, ``--profiles``, ``--out``, ``--no-progress``) say how to run, not what.
+
 Example::
 
     python -m poslib.lab --schemes rope,alibi,rope+ntk --steps 300 --out results.json
@@ -13,12 +17,16 @@ Example::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Sequence
+import types
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from .model import SCHEMES
-from .train import LabConfig, run_lab, summary_table
+from .config import PRESETS, LabConfig, config_fields
+from .results import summary_table
+from .run import run_lab
+from .schemes import SCHEMES
 
 
 def _int_list(text: str) -> tuple[int, ...]:
@@ -38,46 +46,57 @@ def _scheme_list(text: str) -> tuple[str, ...]:
     return names
 
 
+def _parser_type(name: str, annotation: Any) -> Callable[[str], Any]:
+    """The argparse ``type`` of a configuration field, from its annotation (``X | None`` reads as X)."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        annotation = args[0]
+    if typing.get_origin(annotation) is tuple:
+        return _scheme_list if name == "schemes" else _int_list
+    return typing.cast(Callable[[str], Any], annotation)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "all" if value == SCHEMES else ",".join(map(str, value))
+    return str(value)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and documentation)."""
-    d = LabConfig()
+    """The argument parser: one option per configuration field, then the run options (exposed for tests)."""
     p = argparse.ArgumentParser(
         prog="python -m poslib.lab",
         description="Train one small byte-level language model per positional scheme at "
         "--train-len and report validation perplexity at longer lengths.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
+    defaults = LabConfig()
+    for section, f, annotation in config_fields():
+        default = getattr(getattr(defaults, section) if section else defaults, f.name)
+        kind: dict[str, Any] = (
+            {"action": argparse.BooleanOptionalAction}
+            if annotation is bool
+            else {"type": _parser_type(f.name, annotation)}
+        )
+        p.add_argument(
+            "--" + f.name.replace("_", "-"),
+            dest=f.name,
+            default=argparse.SUPPRESS,
+            help=f"{f.metadata.get('help', '')} (default: {_shown(default)})",
+            **kind,
+        )
     p.add_argument(
-        "--schemes", type=_scheme_list, default="all", help=f"comma-separated names, or 'all' = {','.join(SCHEMES)}"
-    )
-    p.add_argument("--train-len", type=int, default=d.train_len, help="training context L_train")
-    p.add_argument("--steps", type=int, default=d.steps, help="optimizer steps per trained model")
-    p.add_argument(
-        "--eval-lens",
-        type=_int_list,
+        "--preset",
+        choices=sorted(PRESETS),
         default=None,
-        help="comma-separated evaluation lengths, multiples of --train-len; None = 1,2,4,8,16 × it",
+        help="start from a named configuration (the options given override it): "
+        + "; ".join(f"{k}: {v[0]}" for k, v in sorted(PRESETS.items())),
     )
-    p.add_argument(
-        "--seeds",
-        type=_int_list,
-        default=",".join(map(str, d.seeds)),
-        help="comma-separated seeds (error bars when > 1)",
-    )
-    p.add_argument("--device", default=d.device, help="cpu, cuda or cuda:N")
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--d-model", type=int, default=d.d_model)
-    p.add_argument("--n-layers", type=int, default=d.n_layers)
-    p.add_argument("--n-heads", type=int, default=d.n_heads)
-    p.add_argument("--eval-spans", type=int, default=d.n_eval_spans, help="validation spans scored at every length")
-    p.add_argument("--threads", type=int, default=d.threads, help="torch CPU threads (fixed for determinism)")
     p.add_argument(
         "--jobs",
         type=int,
         default=1,
         help="train the independent (scheme, seed) models in this many processes, each with --threads threads "
-        "(same numbers as --jobs 1)",
+        "(same numbers as --jobs 1; default: 1)",
     )
     p.add_argument("--out", default=None, help="write the results as JSON to this file")
     p.add_argument(
@@ -86,37 +105,33 @@ def build_parser() -> argparse.ArgumentParser:
         default=(),
         help="schemes whose per-head attention distance and entropy at 1x and 8x are recorded",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true", help="no progress line per model")
     return p
+
+
+def config_from_args(args: argparse.Namespace, base: LabConfig | None = None) -> LabConfig:
+    """``base`` (default: ``LabConfig()``) with the configuration options given on the command line."""
+    fields = {f.name for _, f, _ in config_fields()}
+    given = {k: v for k, v in vars(args).items() if k in fields}
+    if base is None:
+        base = LabConfig.preset(args.preset) if getattr(args, "preset", None) else LabConfig()
+    return base.replace(**given)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, run the lab, print the table; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
-        cfg = LabConfig(
-            schemes=args.schemes,
-            train_len=args.train_len,
-            steps=args.steps,
-            eval_lens=args.eval_lens,
-            seeds=args.seeds,
-            device=args.device,
-            batch_size=args.batch_size,
-            lr=args.lr,
-            d_model=args.d_model,
-            n_layers=args.n_layers,
-            n_heads=args.n_heads,
-            n_eval_spans=args.eval_spans,
-            threads=args.threads,
-        )
+        cfg = config_from_args(args)
     except ValueError as err:
-        build_parser().error(str(err))  # exits with status 2 and the message
+        parser.error(str(err))  # exits with status 2 and the message
     if args.jobs < 1:
-        build_parser().error(f"jobs must be a positive integer, got {args.jobs}")
+        parser.error(f"jobs must be a positive integer, got {args.jobs}")
     results = run_lab(cfg, progress=not args.no_progress, profiles=args.profiles, jobs=args.jobs)
     print()
     print(summary_table(results))
-    t = results["timings"]
+    t = results.timings
     steps = ", ".join(f"{b} {ms:.0f}" for b, ms in t["step_ms_median"].items() if ms is not None)
     print(f"\nmedian step time (ms): {steps}")
     print(
@@ -124,8 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"peak memory {t['peak_memory_mib']:.0f} MiB"
     )
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
+        results.save(args.out)
         print(f"results written to {args.out}")
     return 0
 

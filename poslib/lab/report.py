@@ -20,8 +20,11 @@ difference (:data:`TIE`), which the verdicts then say.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from .config import LabConfig
 
 __all__ = [
     "EXTRAPOLATES",
@@ -47,30 +50,30 @@ SECTION_6_2 = ("alibi", "kerple", "sandwich", "xpos", "rope+pi", "rope+ntk")
 DISTANCE_BIASES = ("alibi", "kerple", "sandwich")
 
 
-def _length(results: dict[str, Any], scheme: str, multiple: int) -> str:
+def _length(results: Mapping[str, Any], scheme: str, multiple: int) -> str:
     if scheme not in results["ppl"]:
         raise ValueError(f"scheme {scheme!r} is not in these results; they have {list(results['ppl'])}")
-    L = multiple * results["config"]["train_len"]
-    if L not in results["config"]["eval_lens"]:
+    cfg = LabConfig.from_dict(results["config"])
+    L = multiple * cfg.train_len
+    if L not in cfg.eval_lens:
         raise ValueError(
-            f"multiple {multiple} × train_len = {L} was not evaluated; eval_lens are "
-            f"{list(results['config']['eval_lens'])}"
+            f"multiple {multiple} × train_len = {L} was not evaluated; eval_lens are {list(cfg.eval_lens)}"
         )
     return str(L)
 
 
-def _ppl(results: dict[str, Any], scheme: str, multiple: int) -> float | None:
+def _ppl(results: Mapping[str, Any], scheme: str, multiple: int) -> float | None:
     L = _length(results, scheme, multiple)
     value: float | None = results["ppl"][scheme][L]
     return value
 
 
-def n_seeds(results: dict[str, Any]) -> int:
+def n_seeds(results: Mapping[str, Any]) -> int:
     """How many seeds the run averaged over."""
-    return len(results["config"].get("seeds", (0,)))
+    return len(LabConfig.from_dict(results["config"]).train.seeds)
 
 
-def seed_values(results: dict[str, Any], scheme: str, multiple: int = 8) -> list[float] | None:
+def seed_values(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> list[float] | None:
     """The per-seed perplexities of ``scheme`` at ``multiple`` × L_train (None where not defined).
 
     Results without per-seed records (``runs``) count as one seed: the mean itself.
@@ -81,19 +84,19 @@ def seed_values(results: dict[str, Any], scheme: str, multiple: int = 8) -> list
     return None if any(v is None for v in values) else values
 
 
-def spread(results: dict[str, Any], scheme: str, multiple: int = 8) -> float | None:
+def spread(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> float | None:
     """Range (max − min) over seeds of the perplexity at ``multiple`` × L_train; 0 for one seed."""
     values = seed_values(results, scheme, multiple)
     return None if values is None else max(values) - min(values)
 
 
-def growth(results: dict[str, Any], scheme: str, multiple: int = 8) -> float | None:
+def growth(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> float | None:
     """Mean ppl at ``multiple`` × L_train divided by mean ppl at L_train (None where either is not defined)."""
     hi, lo = _ppl(results, scheme, multiple), _ppl(results, scheme, 1)
     return None if hi is None or lo is None else hi / lo
 
 
-def growth_range(results: dict[str, Any], scheme: str, multiple: int = 8) -> tuple[float, float] | None:
+def growth_range(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> tuple[float, float] | None:
     """The smallest and largest per-seed growth ppl(multiple × L) / ppl(L)."""
     hi, lo = seed_values(results, scheme, multiple), seed_values(results, scheme, 1)
     if hi is None or lo is None:
@@ -110,7 +113,7 @@ def category(g: float | None) -> str:
 
 
 def ranking(
-    results: dict[str, Any], multiple: int = 8, schemes: Sequence[str] | None = None
+    results: Mapping[str, Any], multiple: int = 8, schemes: Sequence[str] | None = None
 ) -> list[tuple[str, float]]:
     """``(scheme, mean ppl)`` at ``multiple`` × L_train, best (lowest) first; schemes not defined there are left out."""
     names = list(schemes) if schemes is not None else list(results["ppl"])
@@ -118,7 +121,7 @@ def ranking(
     return sorted(((s, v) for s, v in values if v is not None), key=lambda sv: sv[1])
 
 
-def tied(results: dict[str, Any], a: str, b: str, multiple: int = 8) -> bool:
+def tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> bool:
     """Whether ``a`` and ``b`` are tied at ``multiple`` × L_train (module docstring: by seed spread)."""
     pa, pb = _ppl(results, a, multiple), _ppl(results, b, multiple)
     if pa is None or pb is None:
@@ -129,22 +132,23 @@ def tied(results: dict[str, Any], a: str, b: str, multiple: int = 8) -> bool:
     return abs(pa - pb) <= TIE * min(pa, pb)
 
 
-def _best(results: dict[str, Any], multiple: int, schemes: Sequence[str]) -> tuple[str, list[str]]:
+def _best(results: Mapping[str, Any], multiple: int, schemes: Sequence[str]) -> tuple[str, list[str]]:
     """The best scheme and the others tied with it."""
     ranked = ranking(results, multiple, schemes)
     best = ranked[0][0]
     return best, [s for s, _ in ranked[1:] if tied(results, best, s, multiple)]
 
 
-def scale_phrase(results: dict[str, Any]) -> str:
+def scale_phrase(results: Mapping[str, Any]) -> str:
     """ "at this scale (≈116k parameters, L_train = 64 bytes, 3 seeds)": the setting every verdict is about."""
     params = [record["n_params"] for per_seed in results.get("training", {}).values() for record in per_seed.values()]
     size = f"≈{round(sum(params) / len(params) / 1000)}k parameters, " if params else ""
     seeds = n_seeds(results)
-    return f"at this scale ({size}L_train = {results['config']['train_len']} bytes, {seeds} seed{'s' * (seeds > 1)})"
+    train_len = LabConfig.from_dict(results["config"]).train_len
+    return f"at this scale ({size}L_train = {train_len} bytes, {seeds} seed{'s' * (seeds > 1)})"
 
 
-def _growth_text(results: dict[str, Any], scheme: str, multiple: int) -> str:
+def _growth_text(results: Mapping[str, Any], scheme: str, multiple: int) -> str:
     g, span = growth(results, scheme, multiple), growth_range(results, scheme, multiple)
     if g is None or span is None:
         return "not defined"
@@ -153,7 +157,7 @@ def _growth_text(results: dict[str, Any], scheme: str, multiple: int) -> str:
     return f"g = {g:.2f}, {span[0]:.2f}–{span[1]:.2f} over seeds"
 
 
-def claim_verdicts(results: dict[str, Any], multiple: int = 8) -> dict[str, str]:
+def claim_verdicts(results: Mapping[str, Any], multiple: int = 8) -> dict[str, str]:
     """One verdict sentence per claim of the sources that the run tests (keys: the scheme or claim).
 
     Claims: RoPE extrapolates (000 §5.3, 001 §4); sinusoidal encodings extrapolate
@@ -213,7 +217,7 @@ def claim_verdicts(results: dict[str, Any], multiple: int = 8) -> dict[str, str]
     return out
 
 
-def takeaways(results: dict[str, Any], multiple: int = 8) -> list[str]:
+def takeaways(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
     """The notebook's concluding bullets, each derived from the run (so they follow the numbers)."""
     have = set(results["ppl"])
     scale = scale_phrase(results)
@@ -262,3 +266,156 @@ def takeaways(results: dict[str, Any], multiple: int = 8) -> list[str]:
             f"{multiple}×: {', '.join(helped) or 'none'}; worse: {', '.join(hurt) or 'none'}."
         )
     return lines
+
+
+# ---- passkey retrieval --------------------------------------------------------------------------------------------
+
+RETRIEVES, FAILS, PASSKEY_TIE = 0.9, 0.1, 0.1
+
+
+def passkey_values(results: Mapping[str, Any], scheme: str, multiple: int = 1) -> list[float] | None:
+    """Per-seed passkey accuracy (mean over depths) of ``scheme`` at ``multiple`` × L_train; None where not defined."""
+    if results.get("passkey") is None:
+        raise ValueError("these results have no passkey retrieval (run with --passkey)")
+    L = _length(results, scheme, multiple)
+    rows = [run["passkey"][L] for run in results["runs"][scheme].values()]
+    return None if None in rows else [sum(row.values()) / len(row) for row in rows]
+
+
+def passkey_spread(results: Mapping[str, Any], scheme: str, multiple: int = 1) -> float | None:
+    """Range (max − min) over seeds of the passkey accuracy at ``multiple`` × L_train; 0 for one seed."""
+    values = passkey_values(results, scheme, multiple)
+    return None if values is None else max(values) - min(values)
+
+
+def passkey_tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 1) -> bool:
+    """Whether ``a`` and ``b`` retrieve equally well at ``multiple`` × L_train, by the seed spread.
+
+    As for perplexity (module docstring): tied when the means differ by no more than the larger of
+    the two seed ranges; with one seed, by no more than :data:`PASSKEY_TIE` (10 points).
+    """
+    va, vb = passkey_values(results, a, multiple), passkey_values(results, b, multiple)
+    if va is None or vb is None:
+        return False
+    gap = abs(sum(va) / len(va) - sum(vb) / len(vb))
+    if n_seeds(results) > 1:
+        return gap <= max(max(va) - min(va), max(vb) - min(vb))
+    return gap <= PASSKEY_TIE
+
+
+def retrieval(accuracy: float | None) -> str:
+    """ "retrieves" (≥ 0.9), "fails" (≤ 0.1), "partly retrieves" between, or "not defined"."""
+    if accuracy is None:
+        return "not defined"
+    return "retrieves" if accuracy >= RETRIEVES else "fails" if accuracy <= FAILS else "partly retrieves"
+
+
+def passkey_ranking(
+    results: Mapping[str, Any], multiple: int = 1, schemes: Sequence[str] | None = None
+) -> list[tuple[str, float]]:
+    """``(scheme, mean accuracy)`` at ``multiple`` × L_train, best (highest) first; undefined ones left out."""
+    names = list(schemes) if schemes is not None else list(results["passkey"])
+    L = _length(results, names[0], multiple) if names else "0"
+    values = [(s, results["passkey"][s][L]) for s in names]
+    return sorted(((s, v) for s, v in values if v is not None), key=lambda sv: -sv[1])
+
+
+def retrieval_reach(results: Mapping[str, Any], scheme: str) -> int:
+    """The largest multiple of L_train up to which the mean accuracy stays ≥ :data:`RETRIEVES` (0: not even at 1×)."""
+    cfg = LabConfig.from_dict(results["config"])
+    reach = 0
+    for L in cfg.eval_lens:
+        acc = results["passkey"][scheme][str(L)]
+        if acc is None or acc < RETRIEVES:
+            break
+        reach = L // cfg.train_len
+    return reach
+
+
+def disagreements(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
+    """Where perplexity and passkey retrieval tell different stories at ``multiple`` × L_train, one sentence each.
+
+    Flat perplexity (growth ≤ 1.05) with failed retrieval: the model predicts the next byte as well
+    as before while ignoring what lies far back. The opposite (perplexity grows, retrieval holds) says
+    the long context is read but the byte statistics still suffer.
+    """
+    out = []
+    for scheme in results["passkey"]:
+        g = growth(results, scheme, multiple)
+        acc = results["passkey"][scheme][_length(results, scheme, multiple)]
+        ppl_says, key_says = category(g), retrieval(acc)
+        if ppl_says == "extrapolates" and key_says != "retrieves":
+            out.append(
+                f"{scheme}: perplexity flat at {multiple}× (growth {g:.2f}) but passkey {key_says} "
+                f"({acc:.0%}): it {'does not use' if key_says == 'fails' else 'uses only part of'} the long context"
+            )
+        elif ppl_says == "does not extrapolate" and key_says == "retrieves":
+            out.append(
+                f"{scheme}: perplexity grows at {multiple}× (growth {g:.2f}) yet the passkey is retrieved ({acc:.0%})"
+            )
+    return out
+
+
+# Published orderings, best first, as the sources state them (arXiv ids; "≈": reported close or tied).
+PUBLISHED: tuple[dict[str, Any], ...] = (
+    {
+        "source": "ALiBi (Press et al., ICLR 2022, arXiv 2108.12409), Fig. 1",
+        "setting": "word-level LMs on WikiText-103, trained at L = 512 and 1024 tokens, perplexity at longer inputs",
+        "schemes": ("alibi", "t5", "rope", "sinusoidal"),
+        "ordering": "alibi stays flat; t5, rope and sinusoidal all degrade",
+        "confirmed": "the caption (sinusoidal, rotary and T5 degrade, ALiBi does not); the order among the three "
+        "degrading ones is read from the figure, not confirmed here",
+    },
+    {
+        "source": "KERPLE (Chi et al., NeurIPS 2022, arXiv 2205.09921)",
+        "setting": "small GPT-NeoX configuration on OpenWebText2, GitHub and ArXiv, trained at 512 tokens, "
+        "tested at longer lengths",
+        "schemes": ("kerple", "alibi", "t5", "rope", "sinusoidal"),
+        "ordering": "kerple (log) best at long lengths",
+        "confirmed": "the abstract (the logarithmic variant extrapolates best on three datasets); datasets and "
+        "training length from a reproducibility summary of the paper; the order of the baselines could not be "
+        "confirmed here",
+    },
+    {
+        "source": "FIRE (Li et al., ICLR 2024, arXiv 2310.04418)",
+        "setting": "decoder LMs, zero-shot language modeling and long-text benchmarks at lengths beyond training",
+        "schemes": ("fire", "kerple", "alibi", "t5", "rope", "nope"),
+        "ordering": "fire best at lengths beyond training",
+        "confirmed": "the abstract (FIRE generalizes better to longer contexts than the encodings it compares "
+        "with); data set, lengths and the order of the others could not be confirmed here",
+    },
+    {
+        "source": "NoPE (Kazemnejad et al., NeurIPS 2023, arXiv 2305.19466)",
+        "setting": "decoder-only models on reasoning and mathematical tasks, exact match (about 107M parameters, "
+        "trained at up to 20 tokens and tested up to 40, per a secondary summary)",
+        "schemes": ("nope", "t5", "alibi", "rope", "sinusoidal"),
+        "ordering": "nope ≈ t5 best, alibi in the middle, rope and sinusoidal (APE) worst",
+        "confirmed": "the abstract (NoPE outperforms the explicit encodings; ALiBi, Rotary and APE are not well "
+        "suited) and a quoted sentence (NoPE on par with or better than T5's bias); the middle of the order "
+        "comes from a secondary summary",
+    },
+)
+
+
+def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict[str, str]]:
+    """Each published ordering of :data:`PUBLISHED` beside this run's ordering of the same schemes.
+
+    This run's ordering is by mean perplexity at ``multiple`` × L_train (``a ≈ b``: tied by the seed
+    spread), and by passkey accuracy at the same length when the run has it.
+    """
+    rows = []
+    for pub in PUBLISHED:
+        names = [s for s in pub["schemes"] if s in results["ppl"]]
+        ranked = ranking(results, multiple, names)
+        text = ranked[0][0] if ranked else "—"
+        for (prev, _), (s, _) in itertools.pairwise(ranked):
+            text += (" ≈ " if tied(results, prev, s, multiple) else " < ") + s
+        row = {
+            **{k: str(v) for k, v in pub.items() if k != "schemes"},
+            "lab_ppl": f"{text} (perplexity at {multiple}×)",
+        }
+        if results.get("passkey") is not None:
+            keys = passkey_ranking(results, multiple, names)
+            row["lab_passkey"] = ", ".join(f"{s} {v:.0%}" for s, v in keys)
+        rows.append(row)
+    return rows

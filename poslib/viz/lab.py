@@ -1,8 +1,9 @@
-"""Figures for notebook 08 (the extrapolation lab): perplexity against evaluation length, and attention at long range.
+"""Figures for notebook 08 (the extrapolation lab): perplexity and passkey retrieval against length, and attention.
 
-Both figures are drawn from a results dictionary of :func:`poslib.lab.run_lab`
-(and :func:`poslib.lab.attention_profile`); they have no slider, because the
-knobs of this notebook are training runs, not cheap redraws.
+Every figure is drawn from a results dictionary of :func:`poslib.lab.run_lab` (or the JSON file it
+writes): perplexity curves, perplexity beside passkey accuracy, the depth × length passkey map per
+scheme, and per-head attention profiles (:func:`poslib.lab.attention_profile`). They have no slider,
+because the knobs of this notebook are training runs, not cheap redraws.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["SCHEME_STYLE", "attention_profile_figure", "perplexity_figure"]
+__all__ = [
+    "SCHEME_STYLE",
+    "attention_profile_figure",
+    "passkey_map_figure",
+    "perplexity_figure",
+    "ppl_and_passkey_figure",
+]
 
 # RoPE's inference-time variants share dashes (one family) but not colours (Okabe-Ito hues, told apart).
 SCHEME_STYLE: dict[str, dict[str, Any]] = {
@@ -49,7 +56,7 @@ def perplexity_figure(
     out and marked "not defined" at the first missing length.
     """
     cfg = results["config"]
-    lens, train_len = list(cfg["eval_lens"]), cfg["train_len"]
+    lens, train_len = list(cfg["eval"]["eval_lens"]), cfg["model"]["train_len"]
     schemes = list(schemes) if schemes is not None else list(results["ppl"])
     fig, ax = plt.subplots(figsize=(9.8, 5.2), layout="constrained")
     finite = []
@@ -138,4 +145,72 @@ def attention_profile_figure(profiles: dict[str, dict[str, dict[str, np.ndarray]
         ax.grid(alpha=0.3, axis="y")
     handles, labels = axes[1].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside right upper", fontsize=9)  # beside the bars, never over them
+    return fig
+
+
+def passkey_map_figure(results: dict[str, Any], schemes: Sequence[str], *, ncols: int = 6) -> Figure:
+    """The "needle" picture: exact-match passkey accuracy per needle depth (rows) and length (columns), per scheme.
+
+    Each cell is the mean over seeds of ``results["passkey_by_depth"][scheme][L][depth]``; grey
+    cells are lengths the scheme does not define. The dotted line separates L_train from the
+    lengths beyond it.
+    """
+    lens, train_len = list(results["config"]["eval"]["eval_lens"]), results["config"]["model"]["train_len"]
+    depths = list(results["config"]["retrieval"]["passkey_depths"])
+    nrows = -(-len(schemes) // ncols)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(2.0 * ncols + 1.2, 2.1 * nrows + 0.6), layout="constrained", squeeze=False
+    )
+    image = None
+    for ax, name in zip(axes.flat, schemes, strict=False):
+        by_len = results["passkey_by_depth"][name]
+        grid = np.array(
+            [[np.nan if by_len[str(L)] is None else by_len[str(L)][str(d)] for L in lens] for d in depths], dtype=float
+        )
+        image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto", origin="upper")
+        ax.set_facecolor("0.85")
+        ax.axvline(0.5, color="w", ls=":", lw=1.2)
+        ax.set_title(name, fontsize=10, color=SCHEME_STYLE.get(name, {}).get("color", "k"))
+        ax.set_xticks(range(len(lens)), [f"{L // train_len}×" for L in lens], fontsize=9)
+        ax.set_yticks(range(len(depths)), [f"{d}%" for d in depths], fontsize=9)
+    for ax in axes.flat[len(schemes) :]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("needle depth (% of filler)", fontsize=9)
+    for ax in axes[-1, :]:
+        ax.set_xlabel("length (× L_train)", fontsize=9)
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.8, label="exact-match accuracy (seed mean)")
+    fig.suptitle(f"Passkey retrieval, trained at L_train = {train_len} bytes", fontsize=11)
+    return fig
+
+
+def ppl_and_passkey_figure(results: dict[str, Any], schemes: Sequence[str]) -> Figure:
+    """Perplexity (left) and passkey accuracy (right) against length, ± one standard deviation over seeds."""
+    lens, train_len = list(results["config"]["eval"]["eval_lens"]), results["config"]["model"]["train_len"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6), layout="constrained")
+    for ax, (key, std_key) in zip((left, right), (("ppl", "ppl_std"), ("passkey", "passkey_std")), strict=True):
+        for name in schemes:
+            pairs = [(L, results[key][name][str(L)], results[std_key][name][str(L)]) for L in lens]
+            pairs = [(L, v, sd) for L, v, sd in pairs if v is not None]
+            style = {"ls": "-", "marker": "o", **SCHEME_STYLE.get(name, {})}
+            ax.errorbar(
+                [p[0] for p in pairs],
+                [p[1] for p in pairs],
+                yerr=[p[2] or 0.0 for p in pairs],
+                capsize=3,
+                label=name,
+                **style,
+            )
+        ax.axvline(train_len, color="k", lw=1, ls=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(lens, [f"{L}\n({L // train_len}×)" for L in lens])
+        ax.set_xlabel("evaluation length L (bytes; log scale)")
+        ax.grid(alpha=0.3, which="both")
+    left.set_ylabel("validation perplexity (bytes)")
+    left.set_title("Perplexity: lower is better", fontsize=11)
+    right.set_ylabel("passkey exact-match accuracy (mean over depths)")
+    right.set_ylim(-0.03, 1.03)
+    right.set_title("Passkey retrieval: higher is better", fontsize=11)
+    right.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import poslib.lab.model as model
+import poslib.lab.schemes as schemes
 
 from . import bug, swap
 
@@ -15,4 +15,4 @@ from . import bug, swap
     thread="Vaswani et al. 2017 §3.4 scale the embeddings by √d_model for this reason",
 )
 def _lab_unscaled_sinusoidal() -> None:
-    swap(model.SINUSOIDAL_SCALE, 1.0)
+    swap(schemes.SINUSOIDAL_SCALE, 1.0)

@@ -1,0 +1,141 @@
+"""A lab run's results: a dataclass that reads like the JSON file it is saved as, and its text table.
+
+:class:`LabResults` is what :func:`poslib.lab.run_lab` returns. Like Hugging Face's ``ModelOutput``
+it is a dataclass that also answers ``results["ppl"]``, so the functions of
+:mod:`poslib.lab.report` and :mod:`poslib.viz.lab` read a live run and a committed file
+(:meth:`LabResults.load`, or plain ``json.load``) the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import platform
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from .config import LabConfig
+from .data import Corpus, load_stdlib_corpus
+
+__all__ = ["LabResults", "same_environment", "summary_table", "versions"]
+
+PROTOCOL = "non-overlapping windows; every length scores the same validation bytes"
+
+
+def versions() -> dict[str, str]:
+    """Python, torch, numpy and poslib versions and the platform: what a results file records."""
+    import poslib
+
+    return {
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "poslib": poslib.__version__,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+    }
+
+
+@dataclass
+class LabResults(Mapping[str, Any]):
+    """Every number of a lab run, its configuration, library versions, corpus and timings.
+
+    ``ppl[scheme][L]`` is the mean perplexity over seeds (None: not defined at that length),
+    ``ppl_std`` its sample standard deviation (None with one seed), ``runs[scheme][seed]`` the
+    per-seed numbers, ``training[base][seed]`` the training records (losses, step times; for
+    ``fire`` also ``fire_layers``, the learned functions), ``attention[scheme][seed]`` the
+    attention profiles asked for. With passkey retrieval, ``passkey[scheme][L]`` is the exact-match
+    accuracy over depths and seeds (mean over seeds of each seed's mean over depths), ``passkey_std``
+    the sample std of those per-seed means, ``passkey_by_depth[scheme][L][depth]`` the mean over seeds
+    (None where the scheme is not defined). ``models`` (``{(base, seed): LabModel}``, with ``keep_models``)
+    is not saved.
+    """
+
+    config: dict[str, Any]
+    versions: dict[str, str]
+    corpus: dict[str, Any]
+    ppl: dict[str, dict[str, float | None]]
+    ppl_std: dict[str, dict[str, float | None]]
+    runs: dict[str, dict[str, Any]]
+    training: dict[str, dict[str, Any]]
+    timings: dict[str, Any]
+    protocol: str = PROTOCOL
+    attention: dict[str, Any] | None = None
+    passkey: dict[str, dict[str, float | None]] | None = None
+    passkey_std: dict[str, dict[str, float | None]] | None = None
+    passkey_by_depth: dict[str, dict[str, dict[str, float] | None]] | None = None
+    models: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def _keys(self) -> list[str]:
+        return [f.name for f in dataclasses.fields(self) if f.name != "models" and getattr(self, f.name) is not None]
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    @property
+    def lab_config(self) -> LabConfig:
+        """The run's :class:`LabConfig`."""
+        return LabConfig.from_dict(self.config)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-serialisable form (everything but ``models``)."""
+        return {k: self[k] for k in self}
+
+    def save(self, path: str | pathlib.Path) -> None:
+        """Write :meth:`to_dict` as JSON to ``path``."""
+        pathlib.Path(path).write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LabResults:
+        """Results from their JSON form; unknown keys are an error."""
+        names = {f.name for f in dataclasses.fields(cls)} - {"models"}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"unknown results keys {sorted(unknown)}; expected some of {sorted(names)}")
+        return cls(**dict(data))
+
+    @classmethod
+    def load(cls, path: str | pathlib.Path) -> LabResults:
+        """Results from a JSON file written by :meth:`save` (or ``python -m poslib.lab --out``)."""
+        return cls.from_dict(json.loads(pathlib.Path(path).read_text(encoding="utf-8")))
+
+
+def summary_table(results: Mapping[str, Any], digits: int = 1) -> str:
+    """Perplexity per scheme (rows) and evaluation length (columns) as fixed-width text; "—" = not defined."""
+    cfg = LabConfig.from_dict(results["config"])
+    head = f"{'scheme':<14s}" + "".join(f"{f'{L // cfg.train_len}× ({L})':>13s}" for L in cfg.eval_lens)
+    lines = [head, "-" * len(head)]
+    for scheme, row in results["ppl"].items():
+        cells = []
+        for L in cfg.eval_lens:
+            v, sd = row[str(L)], results["ppl_std"][scheme][str(L)]
+            text = "—" if v is None else (f"{v:.{digits}f}" + (f"±{sd:.{digits}f}" if sd is not None else ""))
+            cells.append(f"{text:>13s}")
+        lines.append(f"{scheme:<14s}" + "".join(cells))
+    return "\n".join(lines)
+
+
+def same_environment(results: Mapping[str, Any], corpus: Corpus | None = None) -> bool:
+    """Whether this process would train on the same bytes with the same libraries as ``results`` did.
+
+    Compares the Python and torch versions and the corpus's description (file counts and sizes:
+    the corpus is this Python's standard library). The CPU is not compared: its floating-point
+    kernels move the last digits only.
+    """
+    corpus = corpus if corpus is not None else load_stdlib_corpus()
+    now = versions()
+    return all(results["versions"][k] == now[k] for k in ("python", "torch")) and results["corpus"] == corpus.describe()
