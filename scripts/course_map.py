@@ -131,7 +131,7 @@ COURSE = (
         "08_extrapolation_lab.ipynb",
         "The extrapolation lab",
         (
-            "read perplexity against evaluation length for 18 schemes",
+            "read perplexity and passkey retrieval against evaluation length, with their spread over seeds",
             "state the verdicts on the sources' extrapolation claims, with their evidence",
             "check that the committed results are what the code produces",
         ),
