@@ -37,7 +37,7 @@ from matplotlib.transforms import Bbox
 
 from poslib.viz import all_live_plots, interact, render_png, style
 from poslib.viz.contextual import fire_function_figure
-from poslib.viz.lab import attention_profile_figure, perplexity_figure
+from poslib.viz.lab import attention_profile_figure, passkey_map_figure, perplexity_figure, ppl_and_passkey_figure
 from poslib.viz.learned import offset_profiles_figure, table_heatmaps
 from poslib.viz.relative import heatmap_row
 from poslib.viz.sinusoidal import cross_terms_figure
@@ -176,7 +176,7 @@ def _lab_results() -> dict:
         "nope": {"64": 3.3, "128": 60.0, "256": 90.0, "512": 99.0},
     }
     std = {k: {L: (0.05 if v is not None else None) for L, v in d.items()} for k, d in ppl.items()}
-    return {"config": {"eval_lens": lens, "train_len": 64}, "ppl": ppl, "ppl_std": std}
+    return {"config": {"eval": {"eval_lens": lens}, "model": {"train_len": 64}}, "ppl": ppl, "ppl_std": std}
 
 
 def _fire_layers() -> list[dict]:
@@ -192,6 +192,12 @@ def _fire_layers() -> list[dict]:
         }
         for _ in range(2)
     ]
+
+
+def _full_run() -> dict:
+    # the committed passkey run: its figures are drawn from real numbers, None entries included
+    root = pathlib.Path(__file__).resolve().parent.parent
+    return json.loads((root / "results" / "lab_full.json").read_text(encoding="utf-8"))
 
 
 def _profiles() -> dict:
@@ -211,6 +217,8 @@ STATIC = {
     "heatmap_row": lambda: heatmap_row([np.eye(8), -2 * np.eye(8)], ["plus", "minus"], suptitle="two terms"),
     "heatmap_row(separate scales)": lambda: heatmap_row([np.eye(8), -np.eye(8)], ["a", "b"], shared_scale=False),
     "perplexity_figure": lambda: perplexity_figure(_lab_results()),
+    "passkey_map_figure": lambda: passkey_map_figure(_full_run(), ["sandwich", "alibi", "rope", "learned"]),
+    "ppl_and_passkey_figure": lambda: ppl_and_passkey_figure(_full_run(), ["sandwich", "alibi", "rope", "learned"]),
     "attention_profile_figure": lambda: attention_profile_figure(_profiles(), 64),
     "fire_function_figure": lambda: fire_function_figure(_fire_layers(), "FIRE's learned bias"),
 }

@@ -311,7 +311,9 @@ def test_precomputed_rotation_equals_apply_rope_bit_for_bit(scale):
     q = torch.randn(2, 3, 40, 3 * 16).view(2, 3, 40, 3, 16).permute(3, 0, 1, 2, 4)[1]  # a strided view, like q
     positions = torch.arange(40)
     inv_freq, _ = rope_inv_freq(16, 10000.0, backend="torch")
-    assert torch.equal(rotate(q, rotation(positions, inv_freq, scale)), apply_rope(q, positions, inv_freq, attention_factor=scale))
+    assert torch.equal(
+        rotate(q, rotation(positions, inv_freq, scale)), apply_rope(q, positions, inv_freq, attention_factor=scale)
+    )
 
 
 def test_precomputed_xpos_rotation_equals_apply_xpos_bit_for_bit():

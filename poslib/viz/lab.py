@@ -148,7 +148,7 @@ def attention_profile_figure(profiles: dict[str, dict[str, dict[str, np.ndarray]
     return fig
 
 
-def passkey_map_figure(results: dict[str, Any], schemes: Sequence[str], *, ncols: int = 6) -> Figure:
+def passkey_map_figure(results: dict[str, Any], schemes: Sequence[str], *, ncols: int = 5) -> Figure:
     """The "needle" picture: exact-match passkey accuracy per needle depth (rows) and length (columns), per scheme.
 
     Each cell is the mean over seeds of ``results["passkey_by_depth"][scheme][L][depth]``; grey
@@ -158,9 +158,7 @@ def passkey_map_figure(results: dict[str, Any], schemes: Sequence[str], *, ncols
     lens, train_len = list(results["config"]["eval"]["eval_lens"]), results["config"]["model"]["train_len"]
     depths = list(results["config"]["retrieval"]["passkey_depths"])
     nrows = -(-len(schemes) // ncols)
-    fig, axes = plt.subplots(
-        nrows, ncols, figsize=(2.0 * ncols + 1.2, 2.1 * nrows + 0.6), layout="constrained", squeeze=False
-    )
+    fig, axes = plt.subplots(nrows, ncols, figsize=(9.8, 2.1 * nrows + 0.6), layout="constrained", squeeze=False)
     image = None
     for ax, name in zip(axes.flat, schemes, strict=False):
         by_len = results["passkey_by_depth"][name]
@@ -171,24 +169,24 @@ def passkey_map_figure(results: dict[str, Any], schemes: Sequence[str], *, ncols
         ax.set_facecolor("0.85")
         ax.axvline(0.5, color="w", ls=":", lw=1.2)
         ax.set_title(name, fontsize=10, color=SCHEME_STYLE.get(name, {}).get("color", "k"))
-        ax.set_xticks(range(len(lens)), [f"{L // train_len}×" for L in lens], fontsize=9)
+        ax.set_xticks(range(len(lens)), [f"{L // train_len}" for L in lens], fontsize=9)
         ax.set_yticks(range(len(depths)), [f"{d}%" for d in depths], fontsize=9)
     for ax in axes.flat[len(schemes) :]:
         ax.set_visible(False)
     for ax in axes[:, 0]:
         ax.set_ylabel("needle depth (% of filler)", fontsize=9)
     for ax in axes[-1, :]:
-        ax.set_xlabel("length (× L_train)", fontsize=9)
+        ax.set_xlabel(r"length ($\times L_{\mathrm{train}}$)", fontsize=9)
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.8, label="exact-match accuracy (seed mean)")
-    fig.suptitle(f"Passkey retrieval, trained at L_train = {train_len} bytes", fontsize=11)
+    fig.suptitle(f"Passkey retrieval, trained at $L_{{\\mathrm{{train}}}}$ = {train_len} bytes", fontsize=11)
     return fig
 
 
 def ppl_and_passkey_figure(results: dict[str, Any], schemes: Sequence[str]) -> Figure:
     """Perplexity (left) and passkey accuracy (right) against length, ± one standard deviation over seeds."""
     lens, train_len = list(results["config"]["eval"]["eval_lens"]), results["config"]["model"]["train_len"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6), layout="constrained")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.8, 4.6), layout="constrained")
     for ax, (key, std_key) in zip((left, right), (("ppl", "ppl_std"), ("passkey", "passkey_std")), strict=True):
         for name in schemes:
             pairs = [(L, results[key][name][str(L)], results[std_key][name][str(L)]) for L in lens]
