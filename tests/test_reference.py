@@ -95,30 +95,27 @@ def test_rope_inv_freq_matches_hugging_face_for_every_rope_type():
     assert (REF["rope_partial"] != 1.0).sum() >= 100
 
 
-@pytest.mark.parametrize("backend", ["numpy", "torch"])
-def test_apply_rope_half_matches_hugging_face_apply_rotary_pos_emb(backend):
-    outs, at, freqs = REF["llama_out"], 0, split_freqs("llama")
-    for (heads, seq, dim, seed, start), f in zip(REF["llama_cfg"], freqs, strict=True):
+def check_rope_reference(name, layout, backend):
+    """apply_rope on every stored case of reference ``name`` equals the reference library's outputs."""
+    outs, at, freqs = REF[f"{name}_out"], 0, split_freqs(name)
+    for (heads, seq, dim, seed, start), f in zip(REF[f"{name}_cfg"], freqs, strict=True):
         q, pos = normal(seed, (1, heads, seq, dim)), np.arange(start, start + seq)
         if backend == "torch":
             q, pos, f = torch.tensor(q), torch.tensor(pos), torch.tensor(f)
-        got = np.asarray(P.apply_rope(q, pos, f, layout="half")).ravel()
+        got = np.asarray(P.apply_rope(q, pos, f, layout=layout)).ravel()
         close(got, outs[at : at + got.size], atol=1e-12)
         at += got.size
     assert at == outs.size
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_apply_rope_half_matches_hugging_face_apply_rotary_pos_emb(backend):
+    check_rope_reference("llama", "half", backend)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_apply_rope_interleaved_matches_rotary_embedding_torch(backend):
-    outs, at, freqs = REF["rotary_out"], 0, split_freqs("rotary")
-    for (heads, seq, dim, seed, start), f in zip(REF["rotary_cfg"], freqs, strict=True):
-        q, pos = normal(seed, (1, heads, seq, dim)), np.arange(start, start + seq)
-        if backend == "torch":
-            q, pos, f = torch.tensor(q), torch.tensor(pos), torch.tensor(f)
-        got = np.asarray(P.apply_rope(q, pos, f)).ravel()
-        close(got, outs[at : at + got.size], atol=1e-12)
-        at += got.size
-    assert at == outs.size
+    check_rope_reference("rotary", "interleaved", backend)
 
 
 def test_apply_xpos_matches_rotary_embedding_torch_with_its_centre():
