@@ -3,6 +3,7 @@
 Run: python scripts/course_map.py            (update the notebooks in place)
      python scripts/course_map.py --check    (exit 1 if any notebook is out of date; tests/test_course_map.py)
      python scripts/course_map.py --report   (words, code lines and estimated minutes per notebook)
+     python scripts/course_map.py --only 05 06   (only these notebooks, by number)
 
 The source of truth is COURSE below (titles, objectives, measured run times) and poslib.exercises
 (the exercises and their checkers). The script only touches the cells it owns, found by their ids:
@@ -316,9 +317,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a notebook is out of date")
     parser.add_argument("--report", action="store_true", help="print the reading measures")
+    parser.add_argument(
+        "--only", nargs="+", metavar="NN", help="touch only these notebooks, by number (e.g. --only 05 06)"
+    )
     args = parser.parse_args()
     stale = []
     for index, path in enumerate(notebook_paths()):
+        if args.only and path.name[:2] not in args.only:
+            continue
         nb = nbformat.read(path, as_version=4)
         if args.report:
             r = reading(nb, COURSE[index].run_seconds)
