@@ -10,12 +10,15 @@ The source of truth is COURSE below (titles, objectives, measured run times) and
 ``course-map`` (inserted first) and, at the end, ``exercises`` plus ``ex-<key>`` / ``ex-<key>-code``
 for each exercise. Every other cell is left exactly as it is, so rerunning it is idempotent.
 
-Estimated time = reading + running. Reading is measured on the notebook's own cells (the course map
-and the exercises excluded; an optional "Going further" section, from the cell with id ``going-further``
-on, is counted apart): prose at 200 words a minute, math at half that speed (one "word" per six
-characters of LaTeX), code at 30 lines a minute; running is the measured Run All time in COURSE
-(scripts/run_notebooks.py prints it). The total is rounded up to 5 minutes so a small edit elsewhere
-does not make every header stale.
+Estimated time = careful reading + exploring the interactive figures + running. Reading is measured on
+the notebook's own cells (the course map and the exercises excluded; an optional "Going further" section,
+from the cell with id ``going-further`` on, is counted apart). The rates are those of a student who works
+through the text rather than skims it, calibrated on the times careful readers took in the 2026-12-01
+review (CALIBRATION below; tests/test_course_map.py holds the estimate to them): prose at 130 words a
+minute, derivations at 50 "words" a minute (one word per six characters of LaTeX), code at 15 lines a
+minute, and 2 minutes per interactive figure (``interact(`` in a code cell) to turn its controls. Running is
+the measured Run All time in COURSE (scripts/run_notebooks.py prints it). The total is rounded up to 5
+minutes so a small edit elsewhere does not make every header stale.
 """
 
 from __future__ import annotations
@@ -34,9 +37,16 @@ sys.path.insert(0, str(ROOT))
 
 from poslib import exercises  # noqa: E402  (the checkout's poslib, not an installed one)
 
-PROSE_WPM, MATH_WPM, MATH_CHARS_PER_WORD, CODE_LPM = 200, 100, 6, 30
+# A careful first reading, not a skim: derivations and code are read slower than prose (see the docstring).
+PROSE_WPM, MATH_WPM, MATH_CHARS_PER_WORD, CODE_LPM = 130, 50, 6, 15
+MINUTES_PER_WIDGET = 2
 MINUTES_PER_EXERCISE = 5
-BUDGET_MINUTES = 30
+BUDGET_MINUTES = 45
+
+# Minutes a careful reader took for the whole notebook (main path, "Going further" and the exercises), as
+# observed in the 2026-12-01 review; the estimate must stay within CALIBRATION_TOLERANCE of each.
+CALIBRATION = {"03_sinusoidal.ipynb": 55, "04_relative.ipynb": 70, "06_length_extrapolation.ipynb": 90}
+CALIBRATION_TOLERANCE = 0.2
 
 
 @dataclass(frozen=True)
@@ -176,16 +186,17 @@ class Reading:
     code_lines: int
     run_seconds: float
     further_minutes: float = 0.0  # the optional "Going further" section, read after the main path
+    widgets: int = 0  # interactive figures on the main path
 
     @property
     def minutes(self) -> float:
-        """Estimated minutes to read the main path of the notebook and run it."""
-        return reading_minutes(self.prose_words, self.math_words, self.code_lines) + self.run_seconds / 60
+        """Estimated minutes to read the main path of the notebook carefully, explore its figures and run it."""
+        return reading_minutes(self.prose_words, self.math_words, self.code_lines, self.widgets) + self.run_seconds / 60
 
 
-def reading_minutes(prose_words: int, math_words: int, code_lines: int) -> float:
-    """Minutes to read so many words of prose and of math, and lines of code."""
-    return prose_words / PROSE_WPM + math_words / MATH_WPM + code_lines / CODE_LPM
+def reading_minutes(prose_words: int, math_words: int, code_lines: int, widgets: int = 0) -> float:
+    """Minutes to read so many words of prose and of math and lines of code, and to turn so many figures' controls."""
+    return prose_words / PROSE_WPM + math_words / MATH_WPM + code_lines / CODE_LPM + widgets * MINUTES_PER_WIDGET
 
 
 def reading(nb: nbformat.NotebookNode, run_seconds: float) -> Reading:
@@ -193,7 +204,7 @@ def reading(nb: nbformat.NotebookNode, run_seconds: float) -> Reading:
 
     Cells from the one with id ``going-further`` on are optional: counted apart, in ``further_minutes``.
     """
-    counts = {False: [0, 0, 0], True: [0, 0, 0]}  # [prose words, math characters, code lines]
+    counts = {False: [0, 0, 0, 0], True: [0, 0, 0, 0]}  # [prose words, math characters, code lines, widgets]
     further = False
     for cell in nb.cells:
         cell_id = cell.get("id", "")
@@ -207,9 +218,16 @@ def reading(nb: nbformat.NotebookNode, run_seconds: float) -> Reading:
             count[0] += len(MATH.sub(" ", text).split())
         elif cell.cell_type == "code":
             count[2] += sum(1 for line in cell.source.splitlines() if line.strip())
-    (prose, math_chars, code), (f_prose, f_math, f_code) = counts[False], counts[True]
-    extra = reading_minutes(f_prose, math.ceil(f_math / MATH_CHARS_PER_WORD), f_code)
-    return Reading(prose, math.ceil(math_chars / MATH_CHARS_PER_WORD), code, run_seconds, extra)
+            count[3] += "interact(" in cell.source
+    (prose, math_chars, code, widgets), (f_prose, f_math, f_code, f_widgets) = counts[False], counts[True]
+    extra = reading_minutes(f_prose, math.ceil(f_math / MATH_CHARS_PER_WORD), f_code, f_widgets)
+    return Reading(prose, math.ceil(math_chars / MATH_CHARS_PER_WORD), code, run_seconds, extra, widgets)
+
+
+def whole_minutes(index: int, nb: nbformat.NotebookNode) -> float:
+    """Estimated minutes for all of notebook ``index``: main path, "Going further" and the exercises."""
+    r = reading(nb, COURSE[index].run_seconds)
+    return r.minutes + r.further_minutes + MINUTES_PER_EXERCISE * len(exercises.exercises(f"{index:02d}"))
 
 
 def header(index: int, nb: nbformat.NotebookNode) -> str:
@@ -233,8 +251,10 @@ def header(index: int, nb: nbformat.NotebookNode) -> str:
         f"[exercises](#{EXERCISES_ID})\n\n"
         f"<details open><summary>Course map</summary>\n\n{' · '.join(links)}\n\n</details>\n\n"
         f"**After this notebook you can**\n\n{objectives}\n\n"
-        f"**Time:** about {total} min ({r.prose_words + r.math_words} words and {r.code_lines} lines of code "
-        f"to read, {entry.run_seconds:.0f} s to run), plus {n_ex} exercises at the end "
+        f"**Time:** about {total} min for a careful first reading ({r.prose_words + r.math_words} words and "
+        f"{r.code_lines} lines of code to work through"
+        + (f", {r.widgets} interactive figure{'s' if r.widgets != 1 else ''} to explore" if r.widgets else "")
+        + f", {entry.run_seconds:.0f} s to run), plus {n_ex} exercises at the end "
         f"(about {MINUTES_PER_EXERCISE * n_ex} min)"
         + (
             f" and an optional [Going further](#{FURTHER_ID}) section (about {math.ceil(r.further_minutes)} min)."
@@ -331,8 +351,8 @@ def main() -> None:
             flag = "" if r.minutes <= BUDGET_MINUTES else f"  > {BUDGET_MINUTES} min"
             print(
                 f"{path.name:45s} prose {r.prose_words:5d}  math {r.math_words:4d}  code {r.code_lines:4d} lines"
-                f"  run {r.run_seconds:3.0f} s  = {r.minutes:5.1f} min{flag}"
-                f"  (+ going further {r.further_minutes:4.1f} min)"
+                f"  widgets {r.widgets}  run {r.run_seconds:3.0f} s  = {r.minutes:5.1f} min{flag}"
+                f"  (+ going further {r.further_minutes:4.1f} min; whole with exercises {whole_minutes(index, nb):5.1f})"
             )
             continue
         if update(index, nb):
