@@ -36,3 +36,44 @@ def test_entropy_draw_is_reproducible_and_seeded():
     a = teaching.attention_entropy_vs_length([100, 300], seed=3)
     np.testing.assert_array_equal(a, teaching.attention_entropy_vs_length([100, 300], seed=3))
     assert not np.array_equal(a, teaching.attention_entropy_vs_length([100, 300], seed=4))
+
+
+# ---------- logn_entropy_rise_over_seeds (notebook 00's claim, over seeds) ----------
+def test_logn_rise_without_scaling_is_the_plain_rise():
+    # train_len above every length: log-n's factor is max(1, ·) = 1, so both curves are one draw, one curve
+    r = teaching.entropy.logn_entropy_rise_over_seeds((64, 256), 4096, seeds=range(3))
+    np.testing.assert_array_equal(r.scaled, r.plain)
+    np.testing.assert_array_equal(r.ratio, np.ones(3))
+
+
+def test_logn_rise_matches_one_row_computed_by_hand():
+    # seed 5, n = 2 keys and 1 row: the entropy of a 2-way softmax, written out from the scores
+    r = teaching.entropy.logn_entropy_rise_over_seeds((2, 8), 2, dim=4, n_rows=1, seeds=[5])
+    x = np.random.default_rng(5).standard_normal((1, 2, 4), dtype=np.float32).astype(np.float64)[0]
+    s = x @ x[-1] / 2.0  # scores of the last query, 1/√4
+    p = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    assert abs(r.plain[0, 0] - float(-(p * np.log(p)).sum())) < 1e-12
+    assert r.scaled[0, 0] == r.plain[0, 0]  # n = L: factor 1
+
+
+def test_logn_slows_the_entropy_rise_on_every_seed_but_does_not_stop_it():
+    # notebook 00's claim as a distribution: over 20 seeds the ratio of the rises sits well inside (0, 1);
+    # without the factor it is 1, with the factor of a longer L (512 instead of 64) about 0.9
+    r = teaching.entropy.logn_entropy_rise_over_seeds((64, 1024), 64, n_rows=8, seeds=range(20))
+    assert (r.rise_plain > 0.6 * math.log(1024 / 64)).all(), r.rise_plain  # ln n − ln 64, up to the scores
+    lo, hi = np.percentile(r.ratio, [5, 95])
+    assert 0.2 < lo and hi < 0.8, (lo, hi)  # 8 rows per seed (notebook 00: 32) keep the test fast, and noisier
+
+
+def test_logn_rise_errors():
+    import pytest
+
+    f = teaching.entropy.logn_entropy_rise_over_seeds
+    with pytest.raises(ValueError, match="lengths"):
+        f((64,), 64)
+    with pytest.raises(ValueError, match="lengths"):
+        f((256, 64), 64)
+    with pytest.raises(ValueError, match="train_len"):
+        f((64, 256), 1)
+    with pytest.raises(ValueError, match="seeds"):
+        f((64, 256), 64, seeds=[])

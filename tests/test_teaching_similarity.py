@@ -38,3 +38,32 @@ def test_similarity_errors():
         similarity.toeplitz_gap(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="max_offset"):
         similarity.offset_profile(np.eye(3), 3)
+
+
+# ---------- numerical_rank ----------
+def test_numerical_rank_counts_singular_values_above_the_relative_tolerance():
+    # U diag(s) Vᵀ with known singular values: 3, 1e-3, 1e-9 (above 1e-10 · 3) and 1e-12 (below), 0
+    rng = np.random.default_rng(0)
+    u, _ = np.linalg.qr(rng.standard_normal((7, 5)))
+    v, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    m = u @ np.diag([3.0, 1e-3, 1e-9, 1e-12, 0.0]) @ v.T
+    assert similarity.numerical_rank(m) == 3
+    assert similarity.numerical_rank(m, rtol=1e-6) == 2
+    assert similarity.numerical_rank(torch.as_tensor(m)) == 3
+    assert similarity.numerical_rank(np.zeros((3, 2))) == 0
+
+
+def test_sinusoidal_table_is_full_rank_only_once_it_is_well_conditioned():
+    # 64 consecutive positions at d = 64 span R^64 in exact arithmetic (a Vandermonde matrix), yet to 1e-10 of
+    # the largest singular value they resolve fewer than half the directions; 50 000 positions resolve all 64
+    assert similarity.numerical_rank(P.sinusoidal_table(64, 64)) < 32
+    assert similarity.numerical_rank(P.sinusoidal_table(50_000, 64)) == 64
+
+
+def test_numerical_rank_errors():
+    with pytest.raises(ValueError, match="2-D"):
+        similarity.numerical_rank(np.zeros(3))
+    with pytest.raises(ValueError, match="rtol"):
+        similarity.numerical_rank(np.eye(2), rtol=0.0)
+    with pytest.raises(ValueError, match="rtol"):
+        similarity.numerical_rank(np.eye(2), rtol=1.0)

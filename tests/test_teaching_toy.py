@@ -162,3 +162,25 @@ def test_position_scores_errors():
     assert toy.shift_gap("rope", x, -7) < 1e-12  # negative positions are fine for a formula
     with pytest.raises(TypeError, match="shift"):
         toy.shift_gap("rope", x, 1.5)
+
+
+# ---------- position_blind_accuracy ----------
+def test_position_blind_guess_is_each_sequences_most_frequent_token():
+    # the same draw as offset_copy_accuracy, scored with a per-sequence count written out in Python
+    from collections import Counter
+
+    acc = toy.position_blind_accuracy(10, offset=2, vocab=4, batch=32, seed=7)
+    tokens, targets = toy.offset_copy_batch(32, 10, 4, 2, generator=torch.Generator().manual_seed(7))
+    hits = np.zeros(10)
+    for row, target in zip(tokens.tolist(), targets.tolist(), strict=True):
+        counts = Counter(row)
+        best = min(t for t in counts if counts[t] == max(counts.values()))
+        hits += [t == best for t in target]
+    np.testing.assert_allclose(acc[2:].numpy(), hits[2:] / 32, atol=1e-6)
+    assert torch.isnan(acc[:2]).all()
+
+
+def test_position_blind_guess_beats_chance():
+    # a sequence of 24 tokens from 16 repeats its most frequent one more often than 1/16 of the time
+    acc = toy.position_blind_accuracy(24, offset=3, vocab=16)
+    assert np.nanmean(acc.numpy()) > 1 / 16 + 0.05

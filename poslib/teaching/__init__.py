@@ -7,7 +7,7 @@ imports nothing from here (tests/test_layers.py checks it)::
     toy_contextual  word recall and position probes for notebook 10 (CoPE, RoPE)
     similarity      cosine-similarity matrices of position tables and their offset profiles
     pretrained      MiniLM's learned position table, read offline with its provenance
-    entropy         attention entropy against the number of keys (notebook 06's slider)
+    entropy         attention entropy against the number of keys (notebook 06's slider; notebook 00 over seeds)
 """
 
 from . import entropy, pretrained, similarity, toy, toy_contextual

@@ -4,7 +4,9 @@ A softmax over n keys spreads its mass over more keys as n grows, so the entropy
 attention row rises like ln n (source 000, §6.1, the "attention span" problem);
 :func:`attention_entropy_vs_length` measures it on seeded random scores, with and without
 log-n scaling (:func:`poslib.logn_scale`). The draws and the entropies are cached so a
-slider can move back and forth without recomputing them.
+slider can move back and forth without recomputing them. :func:`logn_entropy_rise_over_seeds`
+repeats notebook 00's experiment (how much log-n scaling slows the rise of the entropy) over many
+seeds, so a claim about it is a claim about a distribution, not about one draw.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,7 +22,7 @@ from .._backend import Array, Backend, check_positive, check_positive_int, names
 from ..attn import attention_entropy, softmax
 from ..logn import logn_scale
 
-__all__ = ["attention_entropy_vs_length"]
+__all__ = ["LognEntropyRise", "attention_entropy_vs_length", "logn_entropy_rise_over_seeds"]
 
 
 @functools.lru_cache(maxsize=64)
@@ -77,3 +80,73 @@ def _mean_entropy(n: int, dim: int, n_queries: int, seed: int, factor: float) ->
     # Memoised: below the training length log-n scaling is 1, so the two curves share most points,
     # and a slider that moves back and forth revisits the same settings.
     return float(attention_entropy(softmax(_random_scores(n, dim, n_queries, seed) * factor)).mean())
+
+
+@dataclass(frozen=True)
+class LognEntropyRise:
+    """What :func:`logn_entropy_rise_over_seeds` returns; every array has one row per seed.
+
+    ``plain`` and ``scaled`` are ``(seeds, len(lengths))`` mean entropies (nats) of the last query's
+    attention row; ``rise_plain`` and ``rise_scaled`` their rise from the first length to the last;
+    ``ratio`` = rise_scaled / rise_plain (1 when log-n scaling does nothing, 0 when it stops the rise).
+    """
+
+    lengths: tuple[int, ...]
+    train_len: int
+    plain: np.ndarray
+    scaled: np.ndarray
+
+    @property
+    def rise_plain(self) -> np.ndarray:
+        """Entropy rise without scaling, per seed (nats)."""
+        return np.asarray(self.plain[:, -1] - self.plain[:, 0])
+
+    @property
+    def rise_scaled(self) -> np.ndarray:
+        """Entropy rise with log-n scaling, per seed (nats)."""
+        return np.asarray(self.scaled[:, -1] - self.scaled[:, 0])
+
+    @property
+    def ratio(self) -> np.ndarray:
+        """rise_scaled / rise_plain, per seed."""
+        return self.rise_scaled / self.rise_plain
+
+
+def logn_entropy_rise_over_seeds(
+    lengths: Sequence[int] = (64, 256, 1024, 4096),
+    train_len: int = 64,
+    *,
+    dim: int = 16,
+    n_rows: int = 32,
+    seeds: Sequence[int] = tuple(range(40)),
+) -> LognEntropyRise:
+    """Notebook 00's log-n experiment, once per seed: entropy of the last query's row, with and without scaling.
+
+    For each seed and each n in ``lengths``, ``n_rows`` independent sequences of n standard-normal
+    vectors in ``dim`` dimensions serve as queries, keys and values at once (as in notebook 00's cell);
+    the last position's query attends over all n keys with scale 1/√dim (plain) or
+    logn_scale(n, train_len)/√dim (scaled), and the entropy of that row is averaged over the rows.
+    The same draw feeds both, so per seed they differ only by the scaling.
+    """
+    lengths_ = tuple(int(n) for n in lengths)
+    if len(lengths_) < 2 or any(n < 2 for n in lengths_) or list(lengths_) != sorted(set(lengths_)):
+        raise ValueError(f"lengths must be at least two increasing integers ≥ 2, got {lengths!r}")
+    check_positive_int("train_len", train_len)
+    if train_len < 2:
+        raise ValueError(f"train_len must be at least 2 (log 1 = 0), got {train_len}")
+    check_positive_int("dim", dim)
+    check_positive_int("n_rows", n_rows)
+    seeds_ = [int(s) for s in seeds]
+    if not seeds_:
+        raise ValueError("seeds must name at least one seed, got none")
+    plain = np.empty((len(seeds_), len(lengths_)))
+    scaled = np.empty_like(plain)
+    for a, seed in enumerate(seeds_):
+        rng = np.random.default_rng(seed)
+        for b, n in enumerate(lengths_):
+            # drawn in float32 (twice as fast; the experiment needs no more digits), computed in float64
+            x = rng.standard_normal((n_rows, n, dim), dtype=np.float32).astype(np.float64)
+            scores = np.einsum("rd,rnd->rn", x[:, -1], x) / math.sqrt(dim)  # the last query against every key
+            plain[a, b] = float(attention_entropy(softmax(scores)).mean())
+            scaled[a, b] = float(attention_entropy(softmax(scores * logn_scale(n, train_len))).mean())
+    return LognEntropyRise(lengths_, train_len, plain, scaled)

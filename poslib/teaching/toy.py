@@ -41,6 +41,7 @@ __all__ = [
     "TinySelfAttention",
     "offset_copy_accuracy",
     "offset_copy_batch",
+    "position_blind_accuracy",
     "position_scores",
     "shift_gap",
     "train_offset_copy",
@@ -261,6 +262,24 @@ def offset_copy_accuracy(
     gen = torch.Generator().manual_seed(seed)
     tokens, targets = offset_copy_batch(batch, length, vocab, offset, generator=gen)
     hits = (model(tokens).argmax(-1) == targets).float().mean(0)
+    hits[:offset] = float("nan")
+    return hits
+
+
+@torch.no_grad()
+def position_blind_accuracy(length: int, *, offset: int, vocab: int, batch: int = 256, seed: int = 123) -> torch.Tensor:
+    """Accuracy at each position ``(length,)`` of the best guess that ignores positions, on the same data.
+
+    Without positions a model sees each sequence as a bag of tokens, so the best it can do at every
+    position is to name the bag's most frequent token (ties: the smallest token id). This scores that
+    guess on exactly the sequences :func:`offset_copy_accuracy` draws for the same ``length``,
+    ``offset``, ``vocab``, ``batch`` and ``seed`` (NaN where m < offset: nothing to copy).
+    """
+    gen = torch.Generator().manual_seed(seed)
+    tokens, targets = offset_copy_batch(batch, length, vocab, offset, generator=gen)
+    counts = nn.functional.one_hot(tokens, vocab).sum(dim=1)  # (batch, vocab): each sequence's own counts
+    guess = counts.argmax(dim=-1)  # first maximum: the smallest token id among ties
+    hits = (targets == guess[:, None]).float().mean(0)
     hits[:offset] = float("nan")
     return hits
 
