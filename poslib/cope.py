@@ -2,21 +2,24 @@
 
 A token position counts *every* token; CoPE counts only the tokens a gate lets
 through, so "position" can mean "the 3rd sentence back" as well as "the 40th
-byte back". For query i and key j ≤ i (the paper's Appendix B code)::
+byte back". For query m and key n ≤ m (the paper writes i, j; its Appendix B code)::
 
-    g_ik = σ(q_i · k_k)                       a gate in (0, 1) per context token
-    p_ij = Σ_{k=j..i} g_ik                    a fractional count from j up to the query
+    g_mℓ = sigmoid(q_m · k_ℓ / √d)            a gate in (0, 1) per context token ℓ
+    p_mn = Σ_{ℓ=n..m} g_mℓ                    a fractional count from n up to the query
     e[p] = (1 − (p − ⌊p⌋))·e[⌊p⌋] + (p − ⌊p⌋)·e[⌈p⌉]   interpolated between integer embeddings
-    score_ij = q_i · k_j + q_i · e[p_ij]
+    score_mn = q_m · k_n / √d + q_m · e[p_mn]
 
-With all gates 1, p_ij = i − j + 1 and CoPE is a learned relative encoding; with gates that
-open only on, say, newline tokens, p_ij counts lines. In the paper's code the gate logits
-are the attention logits themselves (q·k/√d, −inf on masked keys) and positions are clamped
-to ``npos_max − 1``; the position embeddings start at zero.
+With all gates 1, p_mn = m − n + 1 and CoPE is a learned relative encoding; with gates that
+open only on, say, newline tokens, p_mn counts lines. The paper's equation writes the gate as
+sigmoid(q_m · k_ℓ); its Appendix B code (and the authors' repository, facebookresearch/RAM,
+``projects/cope/src/cope/context_position.py``) takes the sigmoid of the attention logits
+*after* the division by √d, which is what :func:`cope_gate_logits` returns (−inf on masked
+keys). Positions are clamped to ``npos_max − 1``; the position embeddings start at zero.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -24,8 +27,9 @@ import torch
 from torch import nn
 
 from ._backend import Array, check_positive_int, is_torch, xp_of
+from .attn import mask_future
 
-__all__ = ["CoPE", "cope_bias", "cope_positions"]
+__all__ = ["CoPE", "cope_bias", "cope_gate_logits", "cope_positions"]
 
 
 def _sigmoid(x: Array) -> Array:
@@ -34,13 +38,32 @@ def _sigmoid(x: Array) -> Array:
     return 0.5 * (1.0 + xp.tanh(0.5 * x))
 
 
-def cope_positions(gate_logits: Array, *, max_pos: int | None = None) -> Array:
-    """CoPE positions p_ij = Σ_{k=j..i} σ(gate_logits_ik), shape ``(…, q_len, k_len)``.
+def cope_gate_logits(q: Array, k: Array, *, causal: bool = True) -> Array:
+    """CoPE's gate logits q_m · k_ℓ / √d, shape ``(…, q_len, k_len)``; −inf on future keys when ``causal``.
 
-    The sum runs from key j to the last key (the paper's reversed cumulative sum); entries
-    masked with −inf have σ = 0, so in a causal row it stops at the query. With ``max_pos``
+    ``q`` is ``(…, q_len, d)`` and ``k`` ``(…, k_len, d)``. These are the attention logits of the
+    paper's Appendix B code, scaled by 1/√d *before* the sigmoid (the paper's equation omits the
+    scale); :func:`cope_positions` turns them into gates and counts.
+    """
+    xp = xp_of(q=q, k=k)
+    if q.ndim < 2 or k.ndim < 2 or q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must have shapes (..., q_len, d) and (..., k_len, d) with the same d, "
+            f"got {tuple(q.shape)} and {tuple(k.shape)}"
+        )
+    d = q.shape[-1]
+    kt = k.transpose(-1, -2) if xp is torch else xp.swapaxes(k, -1, -2)
+    logits = (q @ kt) / math.sqrt(d)
+    return mask_future(logits) if causal else logits
+
+
+def cope_positions(gate_logits: Array, *, max_pos: int | None = None) -> Array:
+    """CoPE positions p_mn = Σ_{ℓ=n..m} sigmoid(gate_logits_mℓ), shape ``(…, q_len, k_len)``.
+
+    The sum runs from key n to the last key (the paper's reversed cumulative sum); entries
+    masked with −inf have sigmoid = 0, so in a causal row it stops at the query. With ``max_pos``
     the positions are clamped to max_pos − 1 (the last embedding). Because every gate is ≥ 0,
-    p_ij ≥ p_i,j+1: positions never decrease from the query back toward the first token.
+    p_mn ≥ p_m,n+1: positions never decrease from the query back toward the first token.
     """
     xp = xp_of(gate_logits=gate_logits)
     if max_pos is not None:
@@ -58,7 +81,7 @@ def cope_positions(gate_logits: Array, *, max_pos: int | None = None) -> Array:
 
 
 def cope_bias(q: Array, gate_logits: Array, pos_emb: Array) -> Array:
-    """CoPE's positional logits q_i · e[p_ij], shape ``(…, q_len, k_len)``, to add to the attention scores.
+    """CoPE's positional logits q_m · e[p_mn], shape ``(…, q_len, k_len)``, to add to the attention scores.
 
     ``q`` is ``(…, q_len, d)``, ``gate_logits`` ``(…, q_len, k_len)`` (−inf where masked),
     ``pos_emb`` ``(max_pos, d)``: one embedding per integer position 0 … max_pos − 1.

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._backend import Array, Backend, asarray, check_positive_int, namespace
 
-__all__ = ["randomized_positions"]
+__all__ = ["randomized_positions", "uniformity_z"]
 
 
 def randomized_positions(
@@ -48,3 +48,32 @@ def randomized_positions(
     if xp is np:
         return positions
     return asarray(positions, xp).to(device) if device is not None else asarray(positions, xp)
+
+
+def uniformity_z(draws: Any, max_pos: int, *, bins: int = 32) -> float:
+    """How far pooled positions are from uniform on 0 … max_pos − 1, as a z-score (≈ N(0, 1) when uniform).
+
+    ``draws`` holds positions (any shape; every entry is pooled). They are counted in ``bins``
+    bins of consecutive positions, Pearson's χ² against the uniform expectation is formed, and
+    Wilson and Hilferty's cube-root transform turns χ² with ``bins − 1`` degrees of freedom into
+    a standard normal z. A biased sampler (one that favours low positions, always includes
+    position 0, or draws from part of the range) gives a large z. Positions drawn without
+    replacement within one draw make χ² slightly *smaller* than for independent draws, so the
+    test errs toward passing a uniform sampler.
+    """
+    check_positive_int("max_pos", max_pos)
+    check_positive_int("bins", bins)
+    if bins < 2 or bins > max_pos:
+        raise ValueError(f"bins must be between 2 and max_pos ({max_pos}), got {bins}")
+    pos = np.asarray(draws).ravel()
+    if pos.size == 0 or not np.issubdtype(pos.dtype, np.integer):
+        raise ValueError(f"draws must be a non-empty array of integer positions, got {pos.dtype}, size {pos.size}")
+    if pos.min() < 0 or pos.max() >= max_pos:
+        raise ValueError(f"draws must lie in 0 … {max_pos - 1}, got range [{pos.min()}, {pos.max()}]")
+    which = pos * bins // max_pos  # bin of each position; bins hold max_pos/bins positions (±1)
+    counts = np.bincount(which, minlength=bins).astype(float)
+    width = np.bincount(np.arange(max_pos) * bins // max_pos, minlength=bins).astype(float)
+    expected = pos.size * width / max_pos
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    k = bins - 1
+    return float(((chi2 / k) ** (1 / 3) - (1 - 2 / (9 * k))) / np.sqrt(2 / (9 * k)))

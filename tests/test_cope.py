@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import poslib as P
+from poslib.cope import cope_gate_logits
 
 rng = np.random.default_rng(0)
 
@@ -53,3 +54,36 @@ def test_cope_module_starts_at_zero_and_trains():
     assert torch.equal(m(q, logits), torch.zeros(2, 2, 5, 5))
     m(q, logits).sum().backward()
     assert m.pos_emb.grad is not None and m.pos_emb.grad.abs().sum() > 0
+
+
+def test_cope_gate_logits_are_the_scaled_attention_logits_masked():
+    # The paper's Appendix B code (and facebookresearch/RAM's context_position.py) gate on q·k/√d.
+    q, k = rng.standard_normal((2, 3, 5, 8)), rng.standard_normal((2, 3, 5, 8))
+    got = cope_gate_logits(q, k)
+    by_hand = np.einsum("bhmd,bhnd->bhmn", q, k) / np.sqrt(8)
+    m, n = np.indices((5, 5))
+    np.testing.assert_allclose(got[..., n <= m], by_hand[..., n <= m], rtol=1e-12, atol=1e-12)
+    assert np.isneginf(got[..., n > m]).all()
+    np.testing.assert_allclose(cope_gate_logits(q, k, causal=False), by_hand, rtol=1e-12, atol=1e-12)
+    t = cope_gate_logits(torch.as_tensor(q), torch.as_tensor(k))
+    np.testing.assert_allclose(t.numpy(), got, rtol=1e-12, atol=1e-12)
+
+
+def test_cope_gates_have_unit_temperature_on_the_scaled_logits():
+    # Moderate logits (not ±∞), so a gate at the wrong temperature (σ(2x), σ(x/√d) twice, no √d) shows.
+    q, k = rng.standard_normal((4, 6, 16)), rng.standard_normal((4, 6, 16))
+    logits = cope_gate_logits(q, k)
+    gates = 1 / (1 + np.exp(-(q @ k.transpose(0, 2, 1)) / 4.0))  # √16 = 4, written out independently
+    by_hand = np.zeros((4, 6, 6))
+    for b in range(4):
+        for m in range(6):
+            for n in range(m + 1):
+                by_hand[b, m, n] = sum(gates[b, m, ell] for ell in range(n, m + 1))
+    np.testing.assert_allclose(P.cope_positions(logits), by_hand, rtol=1e-12, atol=1e-12)
+
+
+def test_cope_gate_logits_reject_mismatched_shapes():
+    import pytest
+
+    with pytest.raises(ValueError, match="same d"):
+        cope_gate_logits(np.ones((3, 4)), np.ones((3, 5)))

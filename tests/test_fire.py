@@ -99,3 +99,21 @@ def test_fire_module_learns_c_and_L_and_matches_the_function():
     ref = P.fire_bias(*w, q_len=20, k_len=20, c=c.item(), L=L.item(), causal=True)
     seen = torch.ones(20, 20).tril().bool()
     assert (ref[:, seen] - out.detach().double()[:, seen]).abs().max() < 1e-5
+
+
+def test_fire_threshold_L_follows_its_gradient_at_the_optimizers_rate():
+    # Target: the same MLP with threshold 18, start at 12. Only L is trained; Adam moves a
+    # parameter with a consistent gradient by about lr per step, so L must cover most of 50 · lr.
+    torch.manual_seed(0)
+    m = P.FireBias(2, hidden=8, c_init=1.0, L_init=12.0)
+    w = [p.detach().double().numpy() for p in (m.mlp_in.weight[:, 0], m.mlp_in.bias, m.mlp_out.weight, m.mlp_out.bias)]
+    target = torch.as_tensor(P.fire_bias(*w, q_len=24, k_len=24, c=1.0, L=18.0, causal=True)).float()
+    seen = torch.ones(24, 24).tril().bool()
+    opt = torch.optim.Adam([m.raw_L], lr=0.02)
+    for _ in range(50):
+        loss = ((m(24, causal=True)[:, seen] - target[:, seen]) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    moved = m.c_L()[1].item() - 12.0
+    assert 0.8 * 50 * 0.02 < moved <= 1.05 * 50 * 0.02  # toward 18, at nearly the full rate

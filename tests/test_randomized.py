@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import poslib as P
+from poslib.randomized import uniformity_z
 
 
 # ---------- randomized positions ----------
@@ -26,3 +27,37 @@ def test_randomized_positions_are_seeded_and_fresh_per_draw():
     # over many draws every position of the range is used (unlike training at 0 … n − 1)
     seen = np.unique(np.concatenate([P.randomized_positions(16, 256, seed=g) for _ in range(200)]))
     assert len(seen) == 256
+
+
+def _lab_draws(seed, steps=600, n=64, max_pos=2048, sampler=None):
+    g = np.random.default_rng(seed)
+    draw = sampler or (lambda: P.randomized_positions(n, max_pos, seed=g))
+    return np.stack([draw() for _ in range(steps)])
+
+
+def test_uniformity_z_passes_the_uniform_sampler_over_seeds():
+    # The lab's setting (64 of 2048, 600 steps), 20 seeds: z is about N(0, 1) (a little narrower,
+    # positions within a draw are distinct), never near the notebook's bound of 4.
+    zs = np.array([uniformity_z(_lab_draws(seed), 2048) for seed in range(20)])
+    assert np.abs(zs).max() < 4 and abs(zs.mean()) < 1 and 0.3 < zs.std() < 1.5
+
+
+def test_uniformity_z_flags_biased_samplers():
+    g = np.random.default_rng(0)
+    always_zero = lambda: np.sort(np.append(0, g.choice(np.arange(1, 2048), 63, replace=False)))  # noqa: E731
+    low_half = lambda: np.sort(g.choice(1024, 64, replace=False))  # noqa: E731
+    ramp = np.linspace(1.5, 0.5, 2048)
+    tilted = lambda: np.sort(g.choice(2048, 64, replace=False, p=ramp / ramp.sum()))  # noqa: E731
+    for sampler in (always_zero, low_half, tilted):
+        assert uniformity_z(_lab_draws(0, sampler=sampler), 2048) > 8
+
+
+def test_uniformity_z_rejects_bad_input():
+    import pytest
+
+    with pytest.raises(ValueError, match="draws must lie"):
+        uniformity_z(np.array([0, 64]), 64)
+    with pytest.raises(ValueError, match="bins"):
+        uniformity_z(np.array([0, 1]), 64, bins=1)
+    with pytest.raises(ValueError, match="integer"):
+        uniformity_z(np.array([0.5]), 64)
