@@ -2,11 +2,15 @@
 
 A checker never just says "wrong". It compares the answer with the reference and, when they differ,
 with the typical wrong answers the exercise lists (each with the sentence that explains it), then
-with generic slips: a wrong shape, a flipped sign, a transpose, degrees for radians, a constant factor.
+with generic slips: a wrong shape, a flipped sign, a transpose, degrees for radians, an index shifted by
+one (pairs 1 … 8 for 0 … 7), a constant factor. A right answer can carry the exercise's ``takeaway``,
+the sentence that answers the question the exercise asked.
 """
 
 from __future__ import annotations
 
+import functools
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +48,12 @@ class Exercise:
     ``setup`` runs in the exercise cell before the learner's line ``stub``; ``solution`` is shown
     collapsed and is run by the tests, which also run every ``mistakes`` entry and require the checker
     to name it.
+
+    ``takeaway`` (optional) is the sentence a right answer ends with: what the number means for the
+    question the prompt asked ("does any column finish a cycle?"), not a repeat of "right". When it is
+    set, ``check`` is wrapped so that a correct verdict ends with it, and the wrapped checker replaces
+    the plain one under its name in its module: the notebook cell calls the checker by that name
+    (``nb03.check_wavelengths(answer)``), so it gets the sentence without its code changing.
     """
 
     key: str
@@ -55,6 +65,33 @@ class Exercise:
     solution: str
     check: Callable[[Any], Feedback]
     mistakes: tuple[Mistake, ...]
+    takeaway: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.takeaway:
+            return
+        plain = getattr(self.check, "__wrapped__", self.check)  # dataclasses.replace passes a wrapped one
+        wrapped = with_takeaway(plain, self.takeaway)
+        object.__setattr__(self, "check", wrapped)
+        # Rebind only the module's own name for this very checker (plain, or wrapped by an earlier copy).
+        module = sys.modules.get(getattr(plain, "__module__", ""))
+        name = getattr(plain, "__name__", "")
+        bound = getattr(module, name, None)
+        if module is not None and (bound is plain or getattr(bound, "__wrapped__", None) is plain):
+            setattr(module, name, wrapped)
+
+
+def with_takeaway(check: Callable[[Any], Feedback], takeaway: str) -> Callable[[Any], Feedback]:
+    """``check`` whose correct verdicts end with ``takeaway``; wrong and unanswered verdicts are unchanged."""
+
+    @functools.wraps(check)
+    def graded(answer: Any) -> Feedback:
+        feedback = check(answer)
+        if feedback.ok is True and takeaway not in feedback.message:
+            return Feedback(True, f"{feedback.message} {takeaway}")
+        return feedback
+
+    return graded
 
 
 def not_answered(what: str) -> Feedback:
@@ -83,14 +120,20 @@ def _close(a: Floats, b: Floats, rtol: float, atol: float) -> bool:
     return bool(np.all(np.isfinite(fa)) and np.allclose(fa, fb, rtol=rtol, atol=atol))
 
 
+def _subject(name: str) -> str:
+    """How a message names the learner's value: "your answer", or the variable the exercise asks for."""
+    return "your answer" if name == "answer" else f"`{name}`"
+
+
 def _shape_message(got: tuple[int, ...], want: tuple[int, ...], name: str) -> str:
+    who = _subject(name)
     if len(got) == len(want) and sorted(got) == sorted(want):
-        return f"shape: {name} has shape {got}, expected {want} (axes in the wrong order?)"
+        return f"shape: {who} has shape {got}, expected {want} (axes in the wrong order?)"
     if len(got) == len(want) and sum(abs(g - w) for g, w in zip(got, want, strict=True)) == 1:
-        return f"off by one: {name} has shape {got}, expected {want} (one entry too many or too few)"
+        return f"off by one: {who} has shape {got}, expected {want} (one entry too many or too few)"
     if int(np.prod(got)) == int(np.prod(want)):
-        return f"shape: {name} has shape {got}, expected {want} (the right number of entries, arranged differently)"
-    return f"shape: {name} has shape {got}, expected {want}"
+        return f"shape: {who} has shape {got}, expected {want} (the right number of entries, arranged differently)"
+    return f"shape: {who} has shape {got}, expected {want}"
 
 
 def check_array(
@@ -112,42 +155,95 @@ def check_array(
         return not_answered(what)
     want = np.asarray(expected, dtype=np.float64)
     got = _as_floats(answer)
+    who = _subject(name)
     if got is None:
-        return Feedback(False, f"type: {name} should be numbers, got {type(answer).__name__}")
+        return Feedback(False, f"type: {who} should be numbers, got {type(answer).__name__}")
     for explanation, wrong in diagnoses:
         if _close(got, np.asarray(wrong, dtype=np.float64), rtol, atol) and not _close(got, want, rtol, atol):
             return Feedback(False, explanation)
     if got.shape != want.shape:
         return Feedback(False, _shape_message(got.shape, want.shape, name))
     if _close(got, want, rtol, atol):
-        return Feedback(True, f"{name} is right.")
+        return Feedback(True, f"{who} is right.")
     if not np.all(np.isfinite(got) | np.isinf(want)):
         return Feedback(
-            False, f"{name} contains inf or nan where the answer is finite (a division by zero or log of ≤ 0?)"
+            False, f"{who} contains inf or nan where the expected value is finite (a division by zero or log of ≤ 0?)"
         )
     return Feedback(False, _generic_slip(got, want, name))
 
 
+def _constant_ratio(got: Floats, want: Floats) -> float | None:
+    """r when ``got`` = r · ``want`` entry by entry (zeros where ``want`` is zero), else None."""
+    finite = np.isfinite(want)
+    g, w = got[finite], want[finite]
+    nonzero = np.abs(w) > 1e-12
+    if not np.any(nonzero):
+        return None
+    ratio = g[nonzero] / w[nonzero]
+    if np.allclose(ratio, ratio[0], rtol=1e-6) and np.allclose(g[~nonzero], 0, atol=1e-9):
+        return float(ratio[0])
+    return None
+
+
+def _index_shift(got: Floats, want: Floats, name: str) -> str | None:
+    """The off-by-one of an index: ``got`` is ``want`` moved by one place along an axis (the end entry aside).
+
+    Pairs 1 … 8 for 0 … 7 give got[k] = want[k + 1]. Only axes of 3 or more entries along which ``want``
+    is not constant are tried (a constant row looks shifted whatever the answer). For a geometric sequence
+    a shift is also a constant factor; the message says both, the shift first, since it names the slip.
+    """
+    who = _subject(name)
+    for axis in range(want.ndim):
+        n = want.shape[axis]
+        if n < 3:
+            continue
+
+        def part(a: Floats, start: int, stop: int, axis: int = axis) -> Floats:
+            return a[(slice(None),) * axis + (slice(start, stop),)]
+
+        if _close(part(want, 0, n - 1), part(want, 1, n), 1e-6, 1e-9):
+            continue
+        along = f" along axis {axis}" if want.ndim > 1 else ""
+        for got_part, want_part, later in (
+            (part(got, 0, n - 1), part(want, 1, n), True),
+            (part(got, 1, n), part(want, 0, n - 1), False),
+        ):
+            if not _close(got_part, want_part, 1e-6, 1e-9):
+                continue
+            if later:
+                why = "your entry k is the expected entry k + 1: did the index start at 1 instead of 0?"
+            else:
+                why = "your entry k is the expected entry k − 1: did the index start at −1, one step behind?"
+            slip = f"off by one: {who} is the expected values shifted by one place{along} ({why})"
+            ratio = _constant_ratio(got, want)
+            if ratio is not None:
+                slip += f"; in this geometric sequence that is also {ratio:.3g} × the expected value"
+            return slip
+    return None
+
+
 def _generic_slip(got: Floats, want: Floats, name: str) -> str:
+    who = _subject(name)
     finite = np.isfinite(want)
     g, w = got[finite], want[finite]
     if _close(-got, want, 1e-6, 1e-9):
-        return f"sign: {name} is the negative of the answer"
+        return f"sign: {who} is the negative of the expected value"
     if got.ndim == 2 and got.shape[0] == got.shape[1] and _close(got.T, want, 1e-6, 1e-9):
-        return f"transposed: {name} has rows and columns swapped"
+        return f"transposed: {who} has rows and columns swapped"
     for factor, units in ((180 / np.pi, "degrees, expected radians"), (np.pi / 180, "radians, expected degrees")):
         if np.allclose(g, w * factor, rtol=1e-6, atol=1e-9) and np.any(w != 0):
-            return f"units: {name} looks like {units}"
-    nonzero = np.abs(w) > 1e-12
-    if np.any(nonzero):
-        ratio = g[nonzero] / w[nonzero]
-        if np.allclose(ratio, ratio[0], rtol=1e-6) and np.allclose(g[~nonzero], 0, atol=1e-9):
-            return f"scale: {name} is the answer times {ratio[0]:.6g} (a missing or extra constant factor)"
+            return f"units: {who} looks like {units}"
+    shifted = _index_shift(got, want, name)  # before the factor: a shifted geometric sequence is also one
+    if shifted is not None:
+        return shifted
+    ratio = _constant_ratio(got, want)
+    if ratio is not None:
+        return f"scale: {who} is {ratio:.3g} × the expected value (a missing or extra constant factor?)"
     err = np.abs(got - want)
     err[~finite] = 0.0
     where = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
     at = f" at index {tuple(int(i) for i in where)}" if where else ""
-    return f"values: {name} differs from the answer by up to {err.max():.3g}{at}"
+    return f"values: {who} differs from the expected value by up to {err.max():.3g}{at}"
 
 
 def check_int(
@@ -156,16 +252,18 @@ def check_int(
     """Grade a whole-number answer (a count); ±1 is reported as an off-by-one."""
     if answer is None:
         return not_answered(what)
+    who = _subject(name)
     if isinstance(answer, bool) or not isinstance(answer, int | np.integer):
-        return Feedback(False, f"type: {name} should be a whole number, got {type(answer).__name__}")
+        return Feedback(False, f"type: {who} should be a whole number, got {type(answer).__name__}")
     if int(answer) == expected:
-        return Feedback(True, f"{name} is right.")
+        return Feedback(True, f"{who} is right.")
     for explanation, wrong in diagnoses:
         if int(answer) == wrong:
             return Feedback(False, explanation)
     if abs(int(answer) - expected) == 1:
-        return Feedback(False, f"off by one: {name} = {int(answer)} is one away from the answer")
-    return Feedback(False, f"values: {name} = {int(answer)} is not the answer")
+        more = "one more" if int(answer) > expected else "one fewer"
+        return Feedback(False, f"off by one: {who}, {int(answer)}, is {more} than the expected count")
+    return Feedback(False, f"values: {who}, {int(answer)}, is not the expected count")
 
 
 def _pow10(v: Any) -> Any:

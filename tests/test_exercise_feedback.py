@@ -1,0 +1,149 @@
+"""The shared grading of poslib/exercises/_base.py names the slip in plain words: an index shifted by one
+before a constant factor, the factor as "0.866 × the expected value", and a right answer that ends with
+the exercise's takeaway (the sentence answering the question it asked). The wrong answers are the ones
+quoted in issue 24."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import types
+
+import numpy as np
+
+from poslib import exercises
+from poslib.exercises import _base
+from poslib.exercises._base import Exercise, Feedback, Mistake, check_array, check_int
+
+D, BASE = 16, 10_000.0
+
+
+def wavelengths(pairs: np.ndarray) -> np.ndarray:
+    return 2 * np.pi * BASE ** (2 * pairs / D)
+
+
+def test_pairs_one_to_eight_is_an_off_by_one_not_a_factor() -> None:
+    # Issue 24: Exercise 3.1 answered for pairs 1 … 8 instead of 0 … 7 was "scale: answer is the answer
+    # times 3.16". It is the expected array moved one place; that it is also 10000^(1/8) × is said second.
+    nb03 = exercises.module("03")
+    feedback = nb03.check_wavelengths(wavelengths(np.arange(1, 9)))
+    assert feedback.ok is False
+    assert feedback.message.startswith("off by one:"), feedback
+    assert "k + 1" in feedback.message and "start at 1 instead of 0" in feedback.message, feedback
+    assert f"{BASE ** (1 / 8):.3g} × the expected value" in feedback.message, feedback  # 3.16, the geometric ratio
+    assert "answer is the answer" not in feedback.message
+
+
+def test_a_shift_the_other_way_and_along_an_axis() -> None:
+    want = np.arange(12.0).reshape(3, 4) ** 2
+    behind = np.roll(want, 1, axis=1)
+    behind[:, 0] = -7.0  # the entry with nothing before it is whatever the learner's loop made
+    feedback = check_array(behind, want, what="a 3 × 4 table")
+    assert feedback.message.startswith("off by one:") and "along axis 1" in feedback.message, feedback
+    assert "expected entry k − 1" in feedback.message, feedback
+    assert "geometric" not in feedback.message  # squares are not a constant factor apart
+
+
+def test_a_constant_array_is_not_called_shifted() -> None:
+    # Along a constant row every answer equal on the overlap "looks shifted"; that must not be claimed.
+    want = np.full(5, 2.0)
+    got = want.copy()
+    got[-1] = 3.0
+    feedback = check_array(got, want, what="five numbers")
+    assert feedback.message.startswith("values:") and "at index (4,)" in feedback.message, feedback
+
+
+def test_a_constant_factor_in_plain_words() -> None:
+    # Issue 24 quoted "scale: answer is the answer times 0.865964 (a missing or extra constant factor)".
+    want = wavelengths(np.arange(8))
+    feedback = check_array(0.865964 * want, want, what="8 wavelengths")
+    assert feedback.message == (
+        "scale: your answer is 0.866 × the expected value (a missing or extra constant factor?)"
+    ), feedback
+    named = check_array(2 * want, want, what="8 wavelengths", name="lam")
+    assert named.message.startswith("scale: `lam` is 2 × the expected value"), named
+
+
+def test_no_message_calls_the_expected_value_the_answer() -> None:
+    want = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for got in (-want, want.T, np.degrees(want), want + np.array([[0, 0], [0, 1e-3]]), 3 * want):
+        message = check_array(got, want, what="a 2 × 2 matrix").message
+        assert "the answer" not in message and message.split(": ", 1)[1].startswith("your answer"), message
+    assert check_int(8, 7, what="a count").message == "off by one: your answer, 8, is one more than the expected count"
+    assert check_int(6, 7, what="a count").message == "off by one: your answer, 6, is one fewer than the expected count"
+    assert check_int(3, 7, what="a count").message == "values: your answer, 3, is not the expected count"
+
+
+def make_module() -> types.ModuleType:
+    """A throwaway exercise module, as an nbNN.py is: a checker defined by name, then EXERCISES."""
+    module = types.ModuleType("poslib.exercises._nb_test_takeaway")
+
+    def check_count(answer: object) -> Feedback:
+        return check_int(answer, 7, what="a count")
+
+    check_count.__module__ = module.__name__
+    module.check_count = check_count  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+    return module
+
+
+def test_takeaway_ends_a_right_answer_and_reaches_the_cell_that_calls_the_checker_by_name() -> None:
+    module = make_module()
+    plain = module.check_count
+    takeaway = "So 7 columns finish a cycle inside the 128 positions drawn."
+    try:
+        ex = Exercise(
+            key="count",
+            title="t",
+            prompt="p",
+            hint="h",
+            setup="",
+            stub="answer = None",
+            solution="answer = 7",
+            check=plain,
+            mistakes=(Mistake("answer = 8", "off by one"), Mistake("answer = 3", "values")),
+            takeaway=takeaway,
+        )
+        # The notebook cell runs `nbNN.check_count(answer)`: the module's name now grades with the takeaway.
+        for check in (ex.check, module.check_count):
+            right = check(7)
+            assert right.ok is True and right.message == f"your answer is right. {takeaway}", right
+            assert repr(right) == f"correct: your answer is right. {takeaway}"
+            assert takeaway not in check(8).message and check(None).ok is None  # only a right answer gets it
+        assert module.check_count.__wrapped__ is plain and module.check_count.__name__ == "check_count"
+        # A copy (as tests make with dataclasses.replace) wraps the plain checker once, not twice.
+        again = dataclasses.replace(ex, title="t2")
+        assert again.check(7).message.count(takeaway) == 1 and module.check_count(7).message.count(takeaway) == 1
+    finally:
+        del sys.modules[module.__name__]
+
+
+def test_without_a_takeaway_nothing_is_wrapped() -> None:
+    module = make_module()
+    plain = module.check_count
+    try:
+        ex = Exercise("count", "t", "p", "h", "", "answer = None", "answer = 7", plain, ())
+        assert ex.takeaway == "" and ex.check is plain and module.check_count is plain
+        assert ex.check(7).message == "your answer is right."
+    finally:
+        del sys.modules[module.__name__]
+
+
+def test_every_takeaway_is_a_sentence_shown_only_on_the_reference_solution() -> None:
+    for nb in exercises.NOTEBOOKS:
+        for ex in exercises.exercises(nb):
+            if not ex.takeaway:
+                continue
+            assert ex.takeaway.strip() == ex.takeaway and ex.takeaway[-1] in ".?!", (nb, ex.key, ex.takeaway)
+            namespace: dict[str, object] = {"np": np, f"nb{nb}": exercises.module(nb)}
+            exec(ex.setup, namespace)
+            exec(ex.solution, namespace)
+            assert ex.takeaway in ex.check(namespace["answer"]).message, (nb, ex.key)
+            # and the checker the notebook cell calls by name is the one that adds it
+            assert getattr(exercises.module(nb), ex.check.__name__) is ex.check, (nb, ex.key)
+
+
+def test_base_names_its_slips_in_order() -> None:
+    # the index shift is tried before the constant factor (a shifted geometric sequence is both)
+    source = _base._generic_slip.__code__.co_names
+    assert source.index("_index_shift") < source.index("_constant_ratio"), source
