@@ -76,14 +76,30 @@ def softmax(scores: Array, axis: int = -1) -> Array:
 
 
 def attention(
-    q: Array, k: Array, v: Array, *, bias: Array | None = None, causal: bool = False, scale: float | None = None
+    q: Array,
+    k: Array,
+    v: Array,
+    *,
+    bias: Array | None = None,
+    causal: bool = False,
+    scale: float | None = None,
+    sinks: Array | None = None,
 ) -> tuple[Array, Array]:
     """``(output, weights)`` of softmax(q kᵀ·scale + bias [+ causal mask]) v.
 
     Shapes: q ``(..., q_len, d)``, k ``(..., k_len, d)``, v ``(..., k_len, d_v)``,
     bias broadcastable to ``(..., q_len, k_len)``.
+
+    ``sinks``: learned attention sinks as in gpt-oss (one logit per head, shape ``(n_heads,)`` for
+    q ``(..., n_heads, q_len, d)``, or a scalar). Each row's softmax then runs over its scores *and*
+    the sink logit s_h, and the sink's column is dropped:
+
+        a_{m,n} = exp(score_{m,n}) / (Σ_n' exp(score_{m,n'}) + exp(s_h)),
+
+    so the returned weights of a row sum to less than 1 and the sink carries no value. (StreamingLLM's
+    sinks are different: real first tokens, kept in the cache, whose values do count.)
     """
-    xp = xp_of(q=q, k=k, v=v, bias=bias)
+    xp = xp_of(q=q, k=k, v=v, bias=bias, sinks=sinks)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share their last dimension, got q {tuple(q.shape)} and k {tuple(k.shape)}")
     if k.shape[-2] != v.shape[-2]:
@@ -94,8 +110,26 @@ def attention(
         scores = scores + bias
     if causal:
         scores = mask_future(scores)
-    weights = softmax(scores)
+    weights = softmax(scores) if sinks is None else _softmax_with_sink(scores, sinks, xp)
     return weights @ v, weights
+
+
+def _softmax_with_sink(scores: Array, sinks: Array, xp: Any) -> Array:
+    """Softmax over each row of ``scores`` joined by its head's sink logit, the sink column dropped."""
+    sink = sinks if hasattr(sinks, "shape") else xp.asarray(sinks, dtype=scores.dtype)
+    if sink.ndim > 1 or (sink.ndim == 1 and (scores.ndim < 3 or sink.shape[0] != scores.shape[-3])):
+        heads = scores.shape[-3] if scores.ndim >= 3 else None
+        raise ValueError(
+            f"sinks must be a scalar or hold one logit per head (shape ({heads},)), got shape {tuple(sink.shape)}"
+        )
+    sink = sink.reshape(-1, 1, 1) if sink.ndim == 1 else sink
+    sink = sink.to(scores.dtype) if xp is torch else sink.astype(scores.dtype, copy=False)
+    # subtract each row's largest logit, the sink included, before exponentiating (as gpt-oss does)
+    row_max = scores.amax(-1, keepdim=True) if xp is torch else np.max(scores, axis=-1, keepdims=True)
+    top = xp.maximum(row_max, sink)
+    e = xp.exp(scores - top)
+    row_sum = e.sum(-1, keepdim=True) if xp is torch else np.sum(e, axis=-1, keepdims=True)
+    return e / (row_sum + xp.exp(sink - top))
 
 
 def attention_entropy(weights: Array) -> Array:

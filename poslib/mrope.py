@@ -29,6 +29,11 @@ layout: it splits the full-width cos/sin at ``mrope_section * 2`` and takes the
 chunk i from axis i % 3, i.e. the same three sections in each half. Text tokens
 get t = h = w, which reduces M-RoPE to plain RoPE. The highest frequencies go
 to time, the lowest to width.
+
+**Interleaved M-RoPE** (Qwen3-VL, ``mrope_interleaved: true``, ``mrope_section = [24, 20, 20]``):
+the pairs are dealt to t, h, w in turn (pair j to axis j mod 3 while the axis's share lasts), so each
+axis turns with frequencies from the whole spectrum, the fastest and the slowest alike, instead of time
+getting only the fastest and width only the slowest. The relative property per axis is the same.
 """
 
 from __future__ import annotations
@@ -45,13 +50,33 @@ from .rope import LAYOUTS, _rotate_pairs, apply_rope, rope_angles
 __all__ = ["apply_mrope", "apply_rope_2d", "mrope_axis_of_pair"]
 
 
-def mrope_axis_of_pair(mrope_section: Sequence[int]) -> np.ndarray:
-    """Which axis (0 = t, 1 = h, 2 = w) turns each frequency pair: ``repeat([0, 1, 2], mrope_section)``.
+def mrope_axis_of_pair(mrope_section: Sequence[int], *, interleaved: bool = False) -> np.ndarray:
+    """Which axis (0 = t, 1 = h, 2 = w) turns each frequency pair.
 
+    Sectioned (Qwen2-VL, ``interleaved=False``): ``repeat([0, 1, 2], mrope_section)``, three consecutive
+    blocks. Interleaved (Qwen3-VL, ``interleaved=True``): the pairs are dealt to t, h, w in turn, pair j
+    going to axis j mod 3 while that axis's share lasts (h takes pairs 1, 4, …, 3n_h − 2; w takes 2, 5, …,
+    3n_w − 1), and every other pair, the tail included, turns with t. With [24, 20, 20] (head_dim 128)
+    h and w each get 20 pairs spread from the fastest to the slowest frequency; t gets 20 of them plus the
+    four slowest. ``mrope_section`` must then leave each of h and w its full share inside head_dim/2 pairs.
     Length sum(mrope_section) = head_dim/2, int64 NumPy (an index, the same on both backends).
     """
     _check_sections(mrope_section)
-    return np.repeat(np.arange(len(mrope_section)), list(mrope_section))
+    n_t, n_h, n_w = (int(n) for n in mrope_section)
+    if not interleaved:
+        return np.repeat(np.arange(3), [n_t, n_h, n_w])
+    n_pairs = n_t + n_h + n_w
+    axis = np.zeros(n_pairs, dtype=np.int64)
+    # As Qwen3-VL's apply_interleaved_mrope: start from all-t, then overwrite h at 1::3 and w at 2::3.
+    axis[1 : 3 * n_h : 3] = 1
+    axis[2 : 3 * n_w : 3] = 2
+    counts = np.bincount(axis, minlength=3)
+    if (counts[1], counts[2]) != (n_h, n_w):
+        raise ValueError(
+            f"mrope_section {list(mrope_section)} cannot be interleaved: h and w need pairs up to "
+            f"{max(3 * n_h - 2, 3 * n_w - 1)}, but there are only {n_pairs} pairs"
+        )
+    return axis
 
 
 def _check_sections(mrope_section: Sequence[int]) -> None:
@@ -70,6 +95,7 @@ def apply_mrope(
     mrope_section: Sequence[int],
     *,
     layout: str = "half",
+    interleaved: bool = False,
 ) -> Array:
     """Multimodal RoPE (Qwen2-VL, arXiv:2409.12191): pairs in section k turn with position axis k.
 
@@ -80,7 +106,10 @@ def apply_mrope(
     ``inv_freq``: head_dim/2 frequencies θ_j; ``mrope_section``: [n_t, n_h, n_w]
     with n_t + n_h + n_w = head_dim/2. Angles p_k·θ_j are formed in float64.
     ``layout="half"`` matches Hugging Face's Qwen2-VL; ``"interleaved"`` applies
-    the same angles to (2j, 2j+1) pairs.
+    the same angles to (2j, 2j+1) pairs. ``interleaved=True`` deals the frequency pairs to t, h, w
+    in turn (Qwen3-VL, ``mrope_interleaved``) instead of in three consecutive sections; see
+    :func:`mrope_axis_of_pair`. (``layout`` is about which features form a pair; ``interleaved`` is
+    about which position axis each pair's frequency follows.)
     """
     check_choice("layout", layout, LAYOUTS)
     _check_sections(mrope_section)
@@ -106,13 +135,14 @@ def apply_mrope(
             f"positions_thw must have x.shape[-2] = {x.shape[-2]} entries on its last axis, got {pos.shape[-1]}"
         )
     freq = to_float(inv_freq, xp, like=like)
-    # One section of the frequency axis per position axis, each with its own positions:
-    # angle_j = p_k · θ_j for the pairs j of section k (float64), then joined back in order.
-    bounds = np.cumsum([0, *mrope_section])
-    parts = [rope_angles(pos[k], freq[bounds[k] : bounds[k + 1]]) for k in range(3)]
-    lead = np.broadcast_shapes(*(tuple(p.shape[:-1]) for p in parts))
-    parts = [xp.broadcast_to(p, (*lead, p.shape[-1])) for p in parts]
-    angles = torch.cat(parts, dim=-1) if xp is torch else np.concatenate(parts, axis=-1)
+    # angle_j = p_{axis(j)} · θ_j (float64): every axis's angles at every pair, then each pair keeps
+    # the one of its own axis (three angle tables of seq × d/2: small beside x itself).
+    axis = mrope_axis_of_pair(mrope_section, interleaved=interleaved)
+    per_axis = [rope_angles(pos[k], freq) for k in range(3)]
+    lead = np.broadcast_shapes(*(tuple(p.shape[:-1]) for p in per_axis))
+    per_axis = [xp.broadcast_to(p, (*lead, half)) for p in per_axis]
+    pick = [torch.as_tensor(axis == k, device=x.device) if xp is torch else axis == k for k in range(3)]
+    angles = xp.where(pick[0], per_axis[0], xp.where(pick[1], per_axis[1], per_axis[2]))
     return _rotate_pairs(x, xp.cos(angles), xp.sin(angles), layout)
 
 

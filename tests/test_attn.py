@@ -86,3 +86,68 @@ def test_causal_builders_mask_exactly_the_future_keys():
         P.fire_bias(w, w, np.ones((2, 3)), np.ones(2), 3, 5, causal=True),
     ):
         assert np.isneginf(bias[:, future]).all() and np.isfinite(bias[:, ~future]).all()
+
+
+# ---------------------------------------------------------------- learned attention sinks (gpt-oss)
+
+
+def sink_weights_by_hand(scores, sinks):
+    """Softmax over [scores | sink] per row, the sink column dropped, written out with exp and a sum."""
+    rows = []
+    for h in range(scores.shape[0]):
+        for m in range(scores.shape[1]):
+            z = np.append(scores[h, m], sinks[h])
+            e = np.exp(z - z.max())
+            rows.append(e[:-1] / e.sum())
+    return np.array(rows).reshape(scores.shape)
+
+
+def test_sinks_join_each_rows_softmax_and_are_dropped():
+    rng = np.random.default_rng(3)
+    q, k, v = rng.standard_normal((3, 5, 4)), rng.standard_normal((3, 7, 4)), rng.standard_normal((3, 7, 2))
+    sinks = np.array([-1.0, 0.5, 3.0])
+    out, w = P.attention(q, k, v, sinks=sinks)
+    expected = sink_weights_by_hand(q @ k.transpose(0, 2, 1) / 2.0, sinks)
+    np.testing.assert_allclose(w, expected, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(out, expected @ v, rtol=1e-12, atol=1e-14)
+    assert np.all(w.sum(-1) < 1)
+    # the row total is 1 − (the sink's share): larger for the head with the larger sink logit
+    assert np.all(w[2].sum(-1) < w[0].sum(-1))
+
+
+def test_sink_at_minus_infinity_is_plain_attention_and_a_huge_sink_takes_everything():
+    rng = np.random.default_rng(4)
+    q, k, v = (rng.standard_normal((2, 6, 8)) for _ in range(3))
+    _, plain_w = P.attention(q, k, v, causal=True)
+    _, w = P.attention(q, k, v, causal=True, sinks=np.full(2, -np.inf))
+    np.testing.assert_array_equal(w, plain_w)
+    _, w_big = P.attention(q, k, v, causal=True, sinks=np.full(2, 60.0))
+    assert w_big.sum(-1).max() < 1e-20
+
+
+def test_the_sinks_share_falls_as_the_row_gets_longer():
+    # equal scores on n keys: the sink's share is e^s / (n + e^s), so the row's weights sum to n / (n + e^s)
+    s = 2.0
+    for n in (1, 4, 64, 1024):
+        q, k, v = np.zeros((1, 1, 4)), np.zeros((1, n, 4)), np.ones((1, n, 1))
+        _, w = P.attention(q, k, v, sinks=np.array([s]))
+        assert w.sum() == pytest.approx(n / (n + math.exp(s)), rel=1e-12)
+
+
+def test_sinks_torch_matches_numpy_and_keeps_gradients():
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((2, 3, 5, 4)) for _ in range(3))
+    sinks = rng.standard_normal(3)
+    _, w_np = P.attention(q, k, v, causal=True, sinks=sinks)
+    s_t = torch.tensor(sinks, requires_grad=True)
+    _, w_t = P.attention(*(torch.tensor(a) for a in (q, k, v)), causal=True, sinks=s_t)
+    np.testing.assert_allclose(w_t.detach().numpy(), w_np, rtol=1e-12, atol=1e-14)
+    w_t.sum().backward()
+    assert s_t.grad is not None and torch.all(s_t.grad < 0)  # a larger sink logit leaves less to the keys
+
+
+@pytest.mark.parametrize("sinks", [np.zeros(2), np.zeros((3, 1)), np.zeros(4)])
+def test_sinks_of_the_wrong_shape_are_refused_by_name(sinks):
+    q, k, v = (np.zeros((3, 5, 4)) for _ in range(3))
+    with pytest.raises(ValueError, match="sinks must be a scalar or hold one logit per head"):
+        P.attention(q, k, v, sinks=sinks)

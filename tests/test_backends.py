@@ -44,6 +44,16 @@ CASES = [
         lambda: P.apply_mrope(t(X), torch.arange(18).reshape(3, 6) * 37, t(F16), [2, 3, 3]),
     ),
     (
+        "apply_mrope interleaved (Qwen3-VL)",
+        lambda: P.apply_mrope(X, np.arange(18).reshape(3, 6) * 37, F16, [4, 2, 2], interleaved=True),
+        lambda: P.apply_mrope(t(X), torch.arange(18).reshape(3, 6) * 37, t(F16), [4, 2, 2], interleaved=True),
+    ),
+    (
+        "attention with learned sinks",
+        lambda: P.attention(Q, K, V, causal=True, sinks=np.array([0.5, -1.0]))[1],
+        lambda: P.attention(t(Q), t(K), t(V), causal=True, sinks=torch.tensor([0.5, -1.0]))[1],
+    ),
+    (
         "apply_rope_2d",
         lambda: P.apply_rope_2d(X, np.arange(6) // 2, np.arange(6) % 2, F16[:4], layout="half"),
         lambda: P.apply_rope_2d(t(X), torch.arange(6) // 2, torch.arange(6) % 2, t(F16[:4]), layout="half"),
@@ -267,6 +277,7 @@ def test_every_public_function_has_a_backend_case():
         "namespace",
         "register_rope_scaling",
         "yarn_attention_factor",
+        "longrope_attention_factor",  # a Python float from two numbers
         "yarn_ramp",
         "apply_nope",
         "causal_mask",
