@@ -352,7 +352,7 @@ def main() -> None:
             print(
                 f"{path.name:45s} prose {r.prose_words:5d}  math {r.math_words:4d}  code {r.code_lines:4d} lines"
                 f"  widgets {r.widgets}  run {r.run_seconds:3.0f} s  = {r.minutes:5.1f} min{flag}"
-                f"  (+ going further {r.further_minutes:4.1f} min; whole with exercises {whole_minutes(index, nb):5.1f})"
+                f"  (+ going further {r.further_minutes:4.1f} min; all {whole_minutes(index, nb):5.1f})"
             )
             continue
         if update(index, nb):
