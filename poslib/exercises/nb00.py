@@ -44,24 +44,24 @@ def check_rope_angles(answer: Any) -> Feedback:
 
 
 def check_logn(answer: Any) -> Feedback:
-    """max(1, log n / log L_train) for n = 128, 512, 4096 and L_train = 512."""
-    n = np.array([128.0, 512.0, 4096.0])
+    """max(1, log N / log L_train) for N = 128, 512, 4096 keys and L_train = 512."""
+    N = np.array([128.0, 512.0, 4096.0])
     return check_array(
         answer,
-        np.maximum(1.0, np.log(n) / np.log(512.0)),
+        np.maximum(1.0, np.log(N) / np.log(512.0)),
         what="an array of three factors",
         diagnoses=[
             (
                 "clamp: below the training length the factor stays 1 (max(1, …)); 7/9 would flatten attention",
-                np.log(n) / np.log(512.0),
+                np.log(N) / np.log(512.0),
             ),
             (
-                "inverted: the factor is log n / log L_train, which grows with n",
-                np.minimum(1.0, np.log(512.0) / np.log(n)),
+                "inverted: the factor is log N / log L_train, which grows with N",
+                np.minimum(1.0, np.log(512.0) / np.log(N)),
             ),
             (
-                "that is the ratio of lengths n / L_train; the factor is the ratio of their logarithms",
-                np.maximum(1.0, n / 512.0),
+                "that is the ratio of lengths N / L_train; the factor is the ratio of their logarithms",
+                np.maximum(1.0, N / 512.0),
             ),
         ],
     )
@@ -113,17 +113,17 @@ EXERCISES = (
         key="logn-factor",
         title="The log-n factor",
         prompt=(
-            "The last figure scales the scores by $\\max(1, \\log n / \\log L_{train})$. For a model trained "
-            "at $L_{train} = 512$, compute the factor at $n = 128, 512, 4096$."
+            "The last figure scales the scores over $N$ keys by $\\max(1, \\log N / \\log L_{train})$. For a model "
+            "trained at $L_{train} = 512$, compute the factor at $N = 128, 512, 4096$."
         ),
         hint="Any logarithm base works for the ratio; the clamp matters below $L_{train}$.",
-        setup="L_train, n = 512, np.array([128, 512, 4096])",
+        setup="L_train, N = 512, np.array([128, 512, 4096])",
         stub="answer = None  # three factors",
-        solution="answer = np.maximum(1.0, np.log(n) / np.log(L_train))",
+        solution="answer = np.maximum(1.0, np.log(N) / np.log(L_train))",
         check=check_logn,
         mistakes=(
-            Mistake("answer = np.log(n) / np.log(L_train)", "clamp"),
-            Mistake("answer = np.maximum(1.0, n / L_train)", "ratio of lengths"),
+            Mistake("answer = np.log(N) / np.log(L_train)", "clamp"),
+            Mistake("answer = np.maximum(1.0, N / L_train)", "ratio of lengths"),
         ),
     ),
 )

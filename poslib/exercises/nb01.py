@@ -34,7 +34,7 @@ def check_permuted_weights(answer: Any) -> Feedback:
             ),
             ("only the columns moved: the queries (rows) are reordered as well", weights[:, idx]),
             (
-                "layout: that is the inverse permutation; slot i of the new sentence holds old word order[i]",
+                "layout: that is the inverse permutation; slot m of the new sentence holds old word order[m]",
                 weights[inverse][:, inverse],
             ),
         ],
@@ -42,14 +42,14 @@ def check_permuted_weights(answer: Any) -> Feedback:
 
 
 def check_permutation_matrix(answer: Any) -> Feedback:
-    """Π with (Π X)[i] = X[order[i]]."""
+    """Π with (Π X)[m] = X[order[m]]."""
     eye = np.eye(3)
     return check_array(
         answer,
         eye[list(ORDER)],
         what="a 3 × 3 matrix of zeros and ones",
         diagnoses=[
-            ("transposed: Πᵀ = Π⁻¹ moves row i to slot order[i]; Π must *pick* row order[i]", eye[list(ORDER)].T)
+            ("transposed: Πᵀ = Π⁻¹ moves row m to slot order[m]; Π must *pick* row order[m]", eye[list(ORDER)].T)
         ],
     )
 
@@ -74,8 +74,8 @@ EXERCISES = (
         title="Reorder the words, reorder the weights",
         prompt=(
             "`A` holds the attention weights of 我 爱 你 (row = query, column = key), computed without "
-            "positions. The words are reordered so that slot $i$ of the new sentence holds old word "
-            "`order[i]`, here 爱 你 我. Without running the layer, write the weight matrix of the new sentence."
+            "positions. The words are reordered so that slot $m$ of the new sentence holds old word "
+            "`order[m]`, here 爱 你 我. Without running the layer, write the weight matrix of the new sentence."
         ),
         hint="Equivariance: $A' = \\Pi A \\Pi^\\top$. In NumPy: rows, then columns, same index list.",
         setup="A, order = nb01.permutation_problem()",
@@ -92,10 +92,10 @@ EXERCISES = (
         key="permutation-matrix",
         title="The permutation matrix",
         prompt=(
-            "Write the $3\\times 3$ matrix $\\Pi$ with $(\\Pi X)_i = X_{\\text{order}[i]}$ for order $= (1, 2, 0)$, "
+            "Write the $3\\times 3$ matrix $\\Pi$ with $(\\Pi X)_m = X_{\\text{order}[m]}$ for order $= (1, 2, 0)$, "
             "the $\\Pi$ of the derivation."
         ),
-        hint="Row $i$ of $\\Pi$ is the unit vector $e_{\\text{order}[i]}$.",
+        hint="Row $m$ of $\\Pi$ is the unit vector $e_{\\text{order}[m]}$.",
         setup="order = (1, 2, 0)",
         stub="answer = None  # a 3 × 3 matrix",
         solution="answer = np.eye(3)[list(order)]",

@@ -46,19 +46,19 @@ def check_shift_matrix(answer: Any) -> Feedback:
 def check_dot_by_offset(answer: Any) -> Feedback:
     """PE(m)·PE(n) = Σ_i cos(ω_i (m − n)) for offsets 0 … 20, d = 16."""
     w = BASE ** (-np.arange(0, D, 2) / D)
-    k = np.arange(21)
+    offset = np.arange(21)  # m − n
     return check_array(
         answer,
-        np.cos(np.outer(k, w)).sum(axis=1),
+        np.cos(np.outer(offset, w)).sum(axis=1),
         what="an array of 21 dot products",
         diagnoses=[
             (
                 "sin(a)sin(b) + cos(a)cos(b) = cos(a − b): the sines cancel into the cosine, they do not stay",
-                np.sin(np.outer(k, w)).sum(axis=1),
+                np.sin(np.outer(offset, w)).sum(axis=1),
             ),
             (
                 "off by one: the offsets are 0 … 20 (21 values, the first one is 0)",
-                np.cos(np.outer(k + 1, w)).sum(axis=1),
+                np.cos(np.outer(offset + 1, w)).sum(axis=1),
             ),
         ],
     )
@@ -110,20 +110,23 @@ EXERCISES = (
         key="dot-by-offset",
         title="The dot product as a function of the offset",
         prompt=(
-            "Show that $\\mathrm{PE}(m)\\cdot\\mathrm{PE}(n)$ depends only on $k = m - n$ by writing it as a sum "
-            "over pairs, then compute it for $k = 0, \\dots, 20$ with $d = 16$, base $10\\,000$. At $k = 0$ you "
-            "should get $d/2$."
+            "Show that $\\mathrm{PE}(m)\\cdot\\mathrm{PE}(n)$ depends only on the offset $m - n$ by writing it as a "
+            "sum over pairs, then compute it for $m - n = 0, \\dots, 20$ with $d = 16$, base $10\\,000$. "
+            "At $m = n$ you should get $d/2$."
         ),
         hint="Each pair contributes $\\sin(\\omega_i m)\\sin(\\omega_i n) + \\cos(\\omega_i m)\\cos(\\omega_i n)$.",
-        setup="d, base, k = 16, 10_000.0, np.arange(21)",
+        setup="d, base, offset = 16, 10_000.0, np.arange(21)  # offset = m − n",
         stub="answer = None  # 21 dot products",
-        solution="w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.cos(np.outer(k, w)).sum(axis=1)",
+        solution="w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.cos(np.outer(offset, w)).sum(axis=1)",
         check=check_dot_by_offset,
         mistakes=(
             Mistake(
-                "w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.sin(np.outer(k, w)).sum(axis=1)", "sines cancel"
+                "w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.sin(np.outer(offset, w)).sum(axis=1)",
+                "sines cancel",
             ),
-            Mistake("w = base ** (-np.arange(0, d, 2) / d)\nanswer = 2 * np.cos(np.outer(k, w)).sum(axis=1)", "scale"),
+            Mistake(
+                "w = base ** (-np.arange(0, d, 2) / d)\nanswer = 2 * np.cos(np.outer(offset, w)).sum(axis=1)", "scale"
+            ),
         ),
     ),
 )
