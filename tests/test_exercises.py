@@ -96,3 +96,25 @@ def test_checkers_agree_with_poslib() -> None:
     assert solved("04", "exact-buckets") == len(set(before[:8].tolist())) == 8 and before[8] == before[9]
     # 06: the count of never-turning pairs is the one notebook 06 reads off P.rope_frequencies
     assert solved("06", "slow-pairs") == int(np.sum(2 * np.pi / P.rope_frequencies(128) > 2048))
+
+
+@pytest.mark.parametrize("nb", exercises.NOTEBOOKS)
+def test_numbers_stated_in_solutions_are_the_numbers_they_compute(nb: str) -> None:
+    # A solution's "≈ value" comment is what a student compares their result with: it must be the value
+    # the solution (and so the checker, by test_reference_solution_passes) gives, to the digits written.
+    for key, stated, computed, tolerance in exercises.stated_numbers(nb):
+        assert abs(stated - computed) <= tolerance, (
+            f"nb{nb} {key}: the solution says ≈ {stated:g}, it computes {computed:g}"
+        )
+
+
+def test_a_stale_stated_number_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The number Exercise 5.1's solution stated before issue 22 (1.3e7) against the value it computes (1.01e9).
+    import dataclasses
+
+    nb05 = exercises.module("05")
+    stale = dataclasses.replace(nb05.EXERCISES[0], solution=nb05.EXERCISES[0].solution.replace("1.01e9", "1.3e7"))
+    monkeypatch.setattr(nb05, "EXERCISES", (stale, *nb05.EXERCISES[1:]))
+    ((key, stated, computed, tolerance),) = exercises.stated_numbers("05")
+    assert (key, stated) == ("never-turn-base", 1.3e7) and abs(stated - computed) > tolerance
+    assert abs(computed - (4095 / (2 * np.pi)) ** (128 / 40)) < 1.0  # the base, solved by hand: ≈ 1.0117e9

@@ -13,7 +13,7 @@ D, PAIR, LAST = 128, 20, 4095
 
 
 def _base_for(pair: int, last: int, full_turn: float = 2 * np.pi) -> float:
-    # last · base^(−2·pair/d) = 2π  ⇔  base = (last / 2π)^(d / (2·pair))
+    # last · b^(−2·pair/d) = 2π  ⇔  b = (last / 2π)^(d / (2·pair)); for pair 20, d = 128: ≈ 1.01e9
     return float((last / full_turn) ** (D / (2 * pair)))
 
 
@@ -29,7 +29,7 @@ def check_never_turn_base(answer: Any) -> Feedback:
                 _base_for(PAIR, LAST + 1),
             ),
             (
-                "exponent: θ_i = base^(−2i/d), with 2i; solving it gives base = (L/2π)^(d/(2i))",
+                "exponent: θ_i = b^(−2i/d), with 2i; solving it gives b = (4095/2π)^(d/(2i))",
                 _base_for(PAIR // 2, LAST),
             ),
             ("units: a full turn is 2π radians, not 1", _base_for(PAIR, LAST, 1.0)),
@@ -109,12 +109,12 @@ EXERCISES = (
         prompt=(
             "In the wavelength figure of §7, pairs to the right of the $L_{train}$ line never complete a turn "
             "during training. With $d = 128$, what is the smallest base for which pair $i = 20$ stays below one "
-            "full turn at every position $0, \\dots, 4095$? (Base $10\\,000$ is far below it.)"
+            "full turn at every position $0, \\dots, 4095$? (Base $b = 10\\,000$ is far below it.)"
         ),
-        hint="Solve $4095\\,\\theta_{20} = 2\\pi$ for the base, with $\\theta_i = \\text{base}^{-2i/d}$.",
+        hint="Solve $4095\\,\\theta_{20} = 2\\pi$ for the base $b$, with $\\theta_i = b^{-2i/d}$.",
         setup="d, pair, last = 128, 20, 4095",
         stub="answer = None  # the smallest base, a float",
-        solution="answer = (last / (2 * np.pi)) ** (d / (2 * pair))  # ≈ 1.3e7",
+        solution="answer = (last / (2 * np.pi)) ** (d / (2 * pair))  # ≈ 1.01e9",
         check=check_never_turn_base,
         mistakes=(
             Mistake("answer = (4096 / (2 * np.pi)) ** (d / (2 * pair))", "off by one"),
@@ -127,7 +127,7 @@ EXERCISES = (
         title="The half layout from the interleaved one",
         prompt=(
             "Write `to_half(v)`: given features in the interleaved layout (pairs $(0,1), (2,3), \\dots$ on the "
-            "last axis), return them in the half layout of §8 (pairs $(j, j + d/2)$), so that rotating in one "
+            "last axis), return them in the half layout of §8 (pairs $(i, i + d/2)$), so that rotating in one "
             "layout equals rotating in the other up to this reordering."
         ),
         hint=(
@@ -158,8 +158,8 @@ EXERCISES = (
             "$\\theta = 0.25$ at $m = 6$, as the clock of §5 does."
         ),
         hint=(
-            "$R(\\alpha) = \\begin{pmatrix}\\cos\\alpha & -\\sin\\alpha\\\\ "
-            "\\sin\\alpha & \\cos\\alpha\\end{pmatrix}$, in radians."
+            "$R(m\\theta) = \\begin{pmatrix}\\cos m\\theta & -\\sin m\\theta\\\\ "
+            "\\sin m\\theta & \\cos m\\theta\\end{pmatrix}$, in radians."
         ),
         setup="q, theta, m = np.array([2.0, 1.0]), 0.25, 6",
         stub="answer = None  # the rotated pair",
