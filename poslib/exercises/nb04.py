@@ -52,16 +52,19 @@ def check_exact_buckets(answer: Any) -> Feedback:
 
 
 def check_deberta_delta(answer: Any) -> Feedback:
-    """δ(r) = clip(r + κ, 0, 2κ − 1) for r = −6 … 6, κ = 4."""
-    r, k = np.arange(-6, 7), 4
+    """δ = clip((m − n) + κ, 0, 2κ − 1) for m − n = −6 … 6, κ = 4."""
+    m_minus_n, k = np.arange(-6, 7), 4
     return check_array(
         answer,
-        np.clip(r + k, 0, 2 * k - 1),
-        what="13 table rows, one per r",
+        np.clip(m_minus_n + k, 0, 2 * k - 1),
+        what="13 table rows, one per m − n",
         diagnoses=[
-            ("no clipping: the table has only 2κ rows, 0 … 2κ − 1", r + k),
-            ("off by one: the last row is 2κ − 1 = 7, not 2κ", np.clip(r + k, 0, 2 * k)),
-            ("sign: r is query − key; the row is r + κ, not κ − r", np.clip(k - r, 0, 2 * k - 1)),
+            ("no clipping: the table has only 2κ rows, 0 … 2κ − 1", m_minus_n + k),
+            ("off by one: the last row is 2κ − 1 = 7, not 2κ", np.clip(m_minus_n + k, 0, 2 * k)),
+            (
+                "sign: DeBERTa's offset is query − key, m − n; the row is (m − n) + κ, not κ − (m − n)",
+                np.clip(k - m_minus_n, 0, 2 * k - 1),
+            ),
         ],
     )
 
@@ -107,19 +110,22 @@ EXERCISES = (
         key="deberta-delta",
         title="DeBERTa's clipped relative position",
         prompt=(
-            "DeBERTa maps the relative position $r = $ query − key to a row $\\delta(r)$ of its table of "
-            "$2\\kappa$ rows. For $\\kappa = 4$, compute $\\delta(r)$ for $r = -6, \\dots, 6$ (the clipping "
-            "slider of §4.2 moves $\\kappa$)."
+            "DeBERTa maps the relative position query − key, $m - n$ ($= -r$ in T5's sign), to a row "
+            "$\\delta(m, n)$ of its table of $2\\kappa$ rows. For $\\kappa = 4$, compute $\\delta$ for "
+            "$m - n = -6, \\dots, 6$ (the clipping slider of §4.2 moves $\\kappa$)."
         ),
-        hint="$\\delta(r) = 0$ for $r \\le -\\kappa$, $2\\kappa - 1$ for $r \\ge \\kappa$, $r + \\kappa$ between.",
-        setup="r, kappa = np.arange(-6, 7), 4",
+        hint=(
+            "$\\delta = 0$ for $m - n \\le -\\kappa$, $2\\kappa - 1$ for $m - n \\ge \\kappa$, "
+            "$(m - n) + \\kappa$ between."
+        ),
+        setup="m_minus_n, kappa = np.arange(-6, 7), 4",
         stub="answer = None  # 13 row indices",
-        solution="answer = np.clip(r + kappa, 0, 2 * kappa - 1)",
+        solution="answer = np.clip(m_minus_n + kappa, 0, 2 * kappa - 1)",
         check=check_deberta_delta,
         mistakes=(
-            Mistake("answer = r + kappa", "no clipping"),
-            Mistake("answer = np.clip(r + kappa, 0, 2 * kappa)", "off by one"),
-            Mistake("answer = np.clip(kappa - r, 0, 2 * kappa - 1)", "sign"),
+            Mistake("answer = m_minus_n + kappa", "no clipping"),
+            Mistake("answer = np.clip(m_minus_n + kappa, 0, 2 * kappa)", "off by one"),
+            Mistake("answer = np.clip(kappa - m_minus_n, 0, 2 * kappa - 1)", "sign"),
         ),
     ),
 )

@@ -14,14 +14,14 @@ def _power_of_two(n: int) -> np.ndarray[Any, np.dtype[np.float64]]:
 
 
 def check_slopes_8(answer: Any) -> Feedback:
-    """ALiBi slopes for 8 heads: 2^(−8k/8), k = 1 … 8."""
+    """ALiBi slopes for 8 heads: μ_h = 2^(−8h/8), h = 1 … 8."""
     want = _power_of_two(8)
     return check_array(
         answer,
         want,
         what="8 slopes, head 1 first",
         diagnoses=[
-            ("off by one: k runs 1 … n, so the first slope is 1/2, not 1", 2.0 ** (-np.arange(8))),
+            ("off by one: h runs 1 … n_h, so the first slope is 1/2, not 1", 2.0 ** (-np.arange(8))),
             ("order: head 1 has the steepest slope, 1/2; the list falls from there", want[::-1]),
         ],
     )
@@ -35,7 +35,7 @@ def check_slopes_12(answer: Any) -> Feedback:
         want,
         what="12 slopes",
         diagnoses=[
-            ("that is 2^(−8k/n) with n = 12; the paper uses it only for powers of two", _power_of_two(12)),
+            ("that is 2^(−8h/n_h) with n_h = 12; the paper uses it only for powers of two", _power_of_two(12)),
             (
                 "those extra slopes repeat the first 8 (2^−1, 2^−2, …); take the *other* half of the 16-head list",
                 np.concatenate([_power_of_two(8), _power_of_two(16)[1::2][:4]]),
@@ -49,10 +49,10 @@ def check_slopes_12(answer: Any) -> Feedback:
 
 
 def check_causal_bias(answer: Any) -> Feedback:
-    """−m·(i − j) on and below the diagonal, −inf above, for T = 5 and m = 0.5."""
-    i, j = np.arange(5)[:, None], np.arange(5)[None, :]
-    bias = -0.5 * np.abs(i - j)
-    causal = np.where(j <= i, bias, -np.inf)
+    """−μ·(m − n) on and below the diagonal (key n ≤ query m), −inf above, for N = 5 and μ = 0.5."""
+    m, n = np.arange(5)[:, None], np.arange(5)[None, :]
+    bias = -0.5 * np.abs(m - n)
+    causal = np.where(n <= m, bias, -np.inf)
     return check_array(
         answer,
         causal,
@@ -64,10 +64,10 @@ def check_causal_bias(answer: Any) -> Feedback:
             ),
             (
                 "mask: future keys get −inf, not 0 (0 is a bias that still lets them be attended)",
-                np.where(j <= i, bias, 0.0),
+                np.where(n <= m, bias, 0.0),
             ),
-            ("sign: a farther key gets a *smaller* score, −m·(i − j) ≤ 0", np.where(j <= i, -bias, -np.inf)),
-            ("transposed: the mask is above the diagonal (keys j > i), with rows = queries", causal.T),
+            ("sign: a farther key gets a *smaller* score, −μ·(m − n) ≤ 0", np.where(n <= m, -bias, -np.inf)),
+            ("transposed: the mask is above the diagonal (keys n > m), with rows = queries", causal.T),
         ],
     )
 
@@ -76,8 +76,8 @@ EXERCISES = (
     Exercise(
         key="slopes-8",
         title="Slopes for eight heads",
-        prompt="Write ALiBi's slopes $m_h$ for 8 heads, head 1 first, from the formula of §2.",
-        hint="$m_k = 2^{-8k/n}$ for $k = 1, \\dots, n$.",
+        prompt="Write ALiBi's slopes $\\mu_h$ for $n_h = 8$ heads, head 1 first, from the formula of §2.",
+        hint="$\\mu_h = 2^{-8h/n_h}$ for $h = 1, \\dots, n_h$.",
         setup="n_heads = 8",
         stub="answer = None  # 8 slopes",
         solution="answer = 2.0 ** (-8 * np.arange(1, n_heads + 1) / n_heads)",
@@ -95,7 +95,10 @@ EXERCISES = (
             "12 is not a power of two. Following the paper's rule (§2), write the 12 slopes: the 8-head slopes, "
             "then 4 slopes taken from the 16-head list that fall *between* them."
         ),
-        hint="The 16-head list is $2^{-k/2}$; its even-indexed entries $2^{-1/2}, 2^{-3/2}, \\dots$ are new.",
+        hint=(
+            "The 16-head list is $2^{-h/2}$, $h = 1, \\dots, 16$; its entries at even Python indices "
+            "(odd $h$), $2^{-1/2}, 2^{-3/2}, \\dots$, are new."
+        ),
         setup="",
         stub="answer = None  # 12 slopes",
         solution=(
@@ -118,25 +121,26 @@ EXERCISES = (
         key="causal-bias",
         title="A causal bias matrix by hand",
         prompt=(
-            "Write the causal ALiBi bias of one head with slope $m = 0.5$ for $T = 5$ tokens: rows are "
-            "queries $i$, columns keys $j$, `-np.inf` where the key is in the future. Compare with the bias "
+            "Write the causal ALiBi bias of one head with slope $\\mu = 0.5$ for $N = 5$ tokens: rows are "
+            "queries $m$, columns keys $n$, `-np.inf` where the key is in the future. Compare with the bias "
             "slider of §2.3."
         ),
-        hint="`np.arange(T)[:, None] - np.arange(T)[None, :]` is $i - j$.",
-        setup="T, m = 5, 0.5",
+        hint="`np.arange(N)[:, None] - np.arange(N)[None, :]` is $m - n$.",
+        setup="N, mu = 5, 0.5",
         stub="answer = None  # a 5 × 5 matrix",
         solution=(
-            "i, j = np.arange(T)[:, None], np.arange(T)[None, :]\nanswer = np.where(j <= i, -m * (i - j), -np.inf)"
+            "m, n = np.arange(N)[:, None], np.arange(N)[None, :]\nanswer = np.where(n <= m, -mu * (m - n), -np.inf)"
         ),
         check=check_causal_bias,
         mistakes=(
-            Mistake("i, j = np.arange(T)[:, None], np.arange(T)[None, :]\nanswer = -m * np.abs(i - j)", "no mask"),
+            Mistake("m, n = np.arange(N)[:, None], np.arange(N)[None, :]\nanswer = -mu * np.abs(m - n)", "no mask"),
             Mistake(
-                "i, j = np.arange(T)[:, None], np.arange(T)[None, :]\nanswer = np.where(j <= i, m * (i - j), -np.inf)",
+                "m, n = np.arange(N)[:, None], np.arange(N)[None, :]\nanswer = np.where(n <= m, mu * (m - n), -np.inf)",
                 "sign",
             ),
             Mistake(
-                "i, j = np.arange(T)[:, None], np.arange(T)[None, :]\nanswer = np.where(j >= i, -m * (j - i), -np.inf)",
+                "m, n = np.arange(N)[:, None], np.arange(N)[None, :]\n"
+                "answer = np.where(n >= m, -mu * (n - m), -np.inf)",
                 "transposed",
             ),
         ),

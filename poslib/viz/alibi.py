@@ -30,7 +30,7 @@ def _split(n_heads: int) -> int:
 
 
 class AlibiBiasPlot(LivePlot):
-    """The bias −m_h·|i − j| of one head as a heatmap, and the slopes of all heads.
+    """The bias −μ_h·|m − n| of one head as a heatmap (query m, key n), and the slopes of all heads.
 
     ``head`` is 1-based and clamped to ``n_heads``. With ``causal`` the future
     keys are masked (grey); without, the matrix is symmetric. Every head and head
@@ -55,13 +55,15 @@ class AlibiBiasPlot(LivePlot):
         fig, (a_bias, a_slopes) = new_figure(9.8, 4.6, ncols=2, gridspec_kw={"width_ratios": [1, 1.2]})
         cmap = plt.get_cmap("viridis").with_extremes(bad="0.85")
         self.im = a_bias.imshow(np.zeros((self.seq_len, self.seq_len)), cmap=cmap, vmin=-self.floor, vmax=0)
-        sparse_colorbar(fig, self.im, a_bias, r"bias $-m\,|i-j|$ (one scale for all heads)", shrink=1.0)
-        a_bias.set(xlabel="key position j", ylabel="query position i")
+        sparse_colorbar(fig, self.im, a_bias, r"bias $-\mu_h\,|m-n|$ (one scale for all heads)", shrink=1.0)
+        a_bias.set(xlabel="key position n", ylabel="query position m")
         self.a_bias = a_bias
-        (self.main,) = a_slopes.semilogy([], [], "o", color="C0", label=r"$2^{-8h/p}$, p = largest power of two ≤ n")
-        (self.extra,) = a_slopes.semilogy([], [], "s", color="C4", label="extras: odd terms of the 2p sequence")
+        (self.main,) = a_slopes.semilogy(
+            [], [], "o", color="C0", label=r"$2^{-8h/n_2}$, $n_2$ = largest power of two ≤ $n_h$"
+        )
+        (self.extra,) = a_slopes.semilogy([], [], "s", color="C4", label=r"extras: odd terms of the $2n_2$ sequence")
         (self.chosen,) = a_slopes.semilogy([], [], "o", ms=14, mfc="none", mec="C2", mew=2, label="shown head")
-        a_slopes.set(xlabel="head h", ylabel=r"slope $m_h$", xlim=(0, MAX_HEADS + 1), ylim=(2**-9.5, 1.5))
+        a_slopes.set(xlabel="head h", ylabel=r"slope $\mu_h$", xlim=(0, MAX_HEADS + 1), ylim=(2**-9.5, 1.5))
         a_slopes.set_yticks([2.0**-k for k in range(0, 9)], ["1"] + [f"1/{2**k}" for k in range(1, 9)])
         a_slopes.minorticks_off()
         legend_outside(a_slopes, where="below")
@@ -80,7 +82,7 @@ class AlibiBiasPlot(LivePlot):
         bias = alibi_bias(n, self.seq_len, causal=causal)[h - 1]
         self.im.set_data(np.ma.masked_invalid(bias))  # the colour limits stay fixed: see the class docstring
         kind = "causal" if causal else "symmetric"
-        self.a_bias.set_title(f"head {h} of {n}, slope m = {slopes[h - 1]:.4g} ({kind})")
+        self.a_bias.set_title(f"head {h} of {n}, slope μ = {slopes[h - 1]:.4g} ({kind})")
         p = _split(n)
         heads = np.arange(1, n + 1)
         self.main.set_data(heads[:p], slopes[:p])
