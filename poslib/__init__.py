@@ -58,12 +58,13 @@ from .rope import (
     rope_rotate,
     rotate_half,
 )
-from .rope_configs import rope_base_lower_bound, rope_from_config
+from .rope_configs import rope_base_lower_bound, rope_base_safe_bound, rope_from_config
 from .rope_diagnostics import rope_cache_drift, rope_unseen_angle
 from .rope_scaling import (
     COMMON_KEYS,
     ROPE_SCALING_KEYS,
     ROPE_SCALINGS,
+    longrope_attention_factor,
     register_rope_scaling,
     rope_inv_freq,
     yarn_attention_factor,
@@ -131,10 +132,12 @@ __all__ = [
     "mask_future",
     "mrope_axis_of_pair",
     "randomized_positions",
+    "longrope_attention_factor",
     "register_rope_scaling",
     "relative_distance",
     "rope_angles",
     "rope_base_lower_bound",
+    "rope_base_safe_bound",
     "rope_cache_drift",
     "rope_cos_sin",
     "rope_decay_bound",

@@ -285,20 +285,56 @@ def test_config_falls_back_to_max_position_embeddings_for_the_original_length():
 # ---------------------------------------------------------------- base bound
 
 
-@pytest.mark.parametrize("context_len, d", [(512, 64), (4096, 128), (1000, 32)])
-def test_base_lower_bound_is_the_smallest_base_with_nonnegative_b(context_len, d):
-    base = P.rope_base_lower_bound(context_len, d)
-    m = np.arange(context_len)[:, None]
+def _b_min(context_len, d, bases):
+    # min over 0 ≤ m < L of Σ_i cos(m·b^(−2i/d)), for each base: written here from the paper's formula
+    m = np.arange(context_len, dtype=np.float64)
+    theta = np.asarray(bases, dtype=np.float64)[:, None] ** (-np.arange(0, d, 2) / d)
+    return np.cos(m[None, :, None] * theta[:, None, :]).sum(axis=2).min(axis=1)
 
-    def b_min(b):
-        return np.cos(m * b ** (-np.arange(0, d, 2) / d)).sum(axis=1).min()
 
-    assert b_min(base) >= 0 and b_min(base * 0.999) < 0
+def _grid(lo, hi, ratio=1e-3):
+    # an independent geometric grid (its own phase: it starts at lo, not at the library's low)
+    return np.exp(np.arange(np.log(lo), np.log(hi), np.log1p(ratio)))
+
+
+BOUND_CASES = [(256, 16), (300, 32), (200, 8)]
+
+
+@pytest.mark.parametrize("context_len, d", BOUND_CASES)
+def test_base_lower_bound_is_the_smallest_passing_base_of_a_brute_force_scan(context_len, d):
+    # Men et al.'s definition: no base below the bound passes, the bound itself does
+    lower = P.rope_base_lower_bound(context_len, d)
+    below = _grid(lower / 2, lower * (1 - 1e-6))
+    assert (_b_min(context_len, d, below) < 0).all()
+    assert _b_min(context_len, d, [lower])[0] >= 0 > _b_min(context_len, d, [lower * (1 - 1e-8)])[0]
+
+
+@pytest.mark.parametrize("context_len, d", BOUND_CASES)
+def test_base_safe_bound_is_the_largest_failing_base_of_a_brute_force_scan(context_len, d):
+    safe = P.rope_base_safe_bound(context_len, d)
+    above = _grid(safe * (1 + 1e-6), safe * 3)
+    assert (_b_min(context_len, d, above) >= 0).all()
+    assert _b_min(context_len, d, [safe])[0] < 0 <= _b_min(context_len, d, [safe * (1 + 1e-8)])[0]
+
+
+@pytest.mark.parametrize("context_len, d", BOUND_CASES)
+def test_the_passing_bases_are_not_an_interval(context_len, d):
+    # between the two bounds some bases fail again: why the paper's bound is not a safe threshold
+    lower, safe = P.rope_base_lower_bound(context_len, d), P.rope_base_safe_bound(context_len, d)
+    assert lower < safe
+    inside = _b_min(context_len, d, _grid(lower, safe))
+    assert (inside < 0).any() and (inside >= 0).any()
 
 
 def test_base_lower_bound_grows_with_context():
-    bounds = [P.rope_base_lower_bound(n, 64) for n in (256, 1024, 4096)]
+    bounds = [P.rope_base_lower_bound(n, 16) for n in (64, 128, 256)]
     assert bounds[0] < bounds[1] < bounds[2]
+
+
+def test_tiny_contexts_pass_at_every_base():
+    # B(0) = d/2 and B(1) > 0 for any base > 1: nothing to bound
+    assert P.rope_base_lower_bound(2, 64, low=3.0) == 3.0
+    assert P.rope_base_safe_bound(2, 64) == 1.0
 
 
 # ---------------------------------------------------------------- errors
@@ -346,6 +382,13 @@ f8 = P.rope_frequencies(8)
         (lambda: P.rope_base_lower_bound(0, 64), ValueError, "context_len"),
         (lambda: P.rope_base_lower_bound(100, 63), ValueError, "head_dim"),
         (lambda: P.rope_base_lower_bound(10**5, 8, high=100.0), ValueError, "high"),
+        (lambda: P.rope_base_lower_bound(100, 64, low=1e9), ValueError, "low"),
+        (lambda: P.rope_base_lower_bound(100, 64, low=1.0), ValueError, "low"),
+        (lambda: P.rope_base_lower_bound(100, 64, rtol=0.5), ValueError, "rtol"),
+        (lambda: P.rope_base_safe_bound(100, 4), ValueError, "head_dim"),
+        (lambda: P.rope_base_safe_bound(4096, 64, high=1e3), ValueError, "high"),
+        (lambda: P.rope_base_safe_bound(0, 64), ValueError, "context_len"),
+        (lambda: P.rope_base_safe_bound(100, 64, rtol=-1.0), ValueError, "rtol"),
     ],
 )
 def test_bad_input_is_named(call, exc, words):
