@@ -12,6 +12,7 @@ ever more slowly, which the paper found extrapolates best.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -62,35 +63,75 @@ def kerple_bias(
     return mask_future(bias) if causal else bias
 
 
-def _inverse_softplus(y: float) -> float:
-    # softplus(x) = log(1 + e^x) keeps r1, r2 positive; start the raw parameter where softplus gives y.
-    return float(torch.log(torch.expm1(torch.tensor(float(y)))).item())
+EPS = 1e-2  # the smallest r₁, r₂ (the paper's code: ``self.eps = 1e-2``)
 
 
 class KerpleBias(nn.Module):
-    """Trainable KERPLE bias with one (r₁, r₂) per head.
+    """Trainable KERPLE bias with one (r₁, r₂) per head, initialised and constrained as in the paper's code.
 
     ``forward(q_len, k_len=None, *, causal=False)`` → ``(n_heads, q_len, k_len)``.
 
-    The parameters are stored unconstrained and mapped through softplus (and,
-    for ``power``, clamped to r₂ ≤ 2) so they stay valid while training.
+    The authors' code (``ParallelKerpleLog`` and ``ParallelKerplePower`` in ``megatron/mpu/layers.py``
+    of github.com/chijames/KERPLE, their GPT-NeoX fork) stores the two parameters directly and
+    draws them per head: the factor of the log kernel r₁ ~ 2·U(0, 1) and its r₂ ~ U(0, 1); for the
+    power kernel the scale r₁ ~ U(0, 1) and the exponent r₂ ~ 2·U(0, 1). In every forward pass it
+    projects them in place onto r ≥ 0.01 (and r₂ ≤ 2 for the power kernel), so a gradient step
+    that crosses the bound is undone before the next use. This module does the same, and projects
+    once at initialisation too, so the stored values are valid before the first forward pass.
+
+    ``r1_init`` / ``r2_init``: a number starts every head there instead of the random draw
+    (then projected like any other value); ``generator`` draws the initial values (default: torch's
+    global generator, so ``torch.manual_seed`` fixes them).
+
+    Because the projection writes the parameters in place, a graph built by an earlier forward
+    pass cannot be back-propagated after a later forward pass moved a value onto the bound
+    (torch raises); the lab runs one forward and one backward pass per step.
     """
 
-    def __init__(self, n_heads: int, kind: str = "log", r1_init: float = 1.0, r2_init: float = 1.0) -> None:
+    def __init__(
+        self,
+        n_heads: int,
+        kind: str = "log",
+        r1_init: float | None = None,
+        r2_init: float | None = None,
+        *,
+        generator: torch.Generator | None = None,
+    ) -> None:
         super().__init__()
         check_choice("kind", kind, KINDS)
+        if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
+            raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
         self.kind = kind
-        self.raw_r1 = nn.Parameter(torch.full((n_heads,), _inverse_softplus(r1_init)))
-        self.raw_r2 = nn.Parameter(torch.full((n_heads,), _inverse_softplus(r2_init)))
+        # log: r1 is the factor p ~ 2·U, r2 the inner scale a ~ U; power: r1 the scale a ~ U, r2 the exponent p ~ 2·U
+        scale1, scale2 = (2.0, 1.0) if kind == "log" else (1.0, 2.0)
+
+        def start(value: float | None, scale: float) -> torch.Tensor:
+            if value is None:
+                return torch.rand(n_heads, generator=generator) * scale
+            if not math.isfinite(value):
+                raise ValueError(f"r1_init and r2_init must be finite numbers or None, got {value!r}")
+            return torch.full((n_heads,), float(value))
+
+        self.r1 = nn.Parameter(start(r1_init, scale1))
+        self.r2 = nn.Parameter(start(r2_init, scale2))
+        self.project_()
+
+    def _upper(self) -> float | None:
+        return 2.0 if self.kind == "power" else None
+
+    @torch.no_grad()
+    def project_(self) -> None:
+        """Move r₁, r₂ onto the valid set in place: r ≥ 0.01, and r₂ ≤ 2 for ``power`` (the paper's clamp)."""
+        if bool((self.r1 < EPS).any()):
+            self.r1.clamp_(min=EPS)
+        upper = self._upper()
+        if bool((self.r2 < EPS).any()) or (upper is not None and bool((self.r2 > upper).any())):
+            self.r2.clamp_(min=EPS, max=upper)
 
     def r1_r2(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """The constrained (r₁, r₂) per head."""
-        r1 = nn.functional.softplus(self.raw_r1) + 1e-6
-        r2 = nn.functional.softplus(self.raw_r2) + 1e-6
-        if self.kind == "power":
-            r2 = r2.clamp(max=2.0)
-        return r1, r2
+        """The (r₁, r₂) per head that the next forward pass uses (projected; the parameters are not changed)."""
+        return self.r1.clamp(min=EPS), self.r2.clamp(min=EPS, max=self._upper())
 
     def forward(self, q_len: int, k_len: int | None = None, *, causal: bool = False) -> torch.Tensor:
-        r1, r2 = self.r1_r2()
-        return kerple_bias(r1, r2, q_len, k_len, kind=self.kind, causal=causal).to(self.raw_r1.dtype)
+        self.project_()  # as the paper's code does at the start of every forward pass
+        return kerple_bias(self.r1, self.r2, q_len, k_len, kind=self.kind, causal=causal).to(self.r1.dtype)

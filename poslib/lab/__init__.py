@@ -26,6 +26,8 @@ from .evaluate import attention_profile, evaluate, evaluate_passkey
 from .model import LabModel, WeightedOutput
 from .passkey import passkey_batch
 from .report import (
+    PASSKEY_DISAGREE,
+    PPL_DISAGREE,
     PUBLISHED,
     category,
     claim_verdicts,
@@ -34,26 +36,32 @@ from .report import (
     growth,
     growth_range,
     n_seeds,
+    passkey_best,
     passkey_ranking,
     passkey_spread,
     passkey_tied,
     passkey_values,
     ranking,
+    reach_end,
     retrieval,
     retrieval_reach,
     scale_phrase,
     seed_values,
+    seeds_disagree,
+    seeds_text,
     spread,
     takeaways,
     tied,
 )
-from .results import LabResults, same_environment, summary_table
+from .results import LabResults, merge_results, same_environment, summary_table
 from .run import replay_losses, rerun, run_lab
 from .schemes import INFERENCE_VARIANTS, REGISTRY, SCHEMES, TRAINED_SCHEMES, Scheme, split_scheme
 from .train import lr_at, train_model
 
 __all__ = [
     "INFERENCE_VARIANTS",
+    "PASSKEY_DISAGREE",
+    "PPL_DISAGREE",
     "PRESETS",
     "PUBLISHED",
     "REGISTRY",
@@ -83,13 +91,16 @@ __all__ = [
     "growth_range",
     "load_stdlib_corpus",
     "lr_at",
+    "merge_results",
     "n_seeds",
     "passkey_batch",
+    "passkey_best",
     "passkey_ranking",
     "passkey_spread",
     "passkey_tied",
     "passkey_values",
     "ranking",
+    "reach_end",
     "replay_losses",
     "rerun",
     "retrieval",
@@ -98,6 +109,8 @@ __all__ = [
     "same_environment",
     "scale_phrase",
     "seed_values",
+    "seeds_disagree",
+    "seeds_text",
     "split_scheme",
     "spread",
     "stdlib_files",

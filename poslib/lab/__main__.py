@@ -17,6 +17,8 @@ Example::
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import pathlib
 import sys
 import types
 import typing
@@ -24,9 +26,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .config import PRESETS, LabConfig, config_fields
-from .results import summary_table
+from .results import LabResults, merge_results, summary_table
 from .run import run_lab
-from .schemes import SCHEMES
+from .schemes import SCHEMES, split_scheme
 
 
 def _int_list(text: str) -> tuple[int, ...]:
@@ -81,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--" + f.name.replace("_", "-"),
             dest=f.name,
             default=argparse.SUPPRESS,
-            help=f"{f.metadata.get('help', '')} (default: {_shown(default)})",
+            # argparse formats help with %: a literal % (the passkey depths') must be doubled
+            help=f"{f.metadata.get('help', '')} (default: {_shown(default)})".replace("%", "%%"),
             **kind,
         )
     p.add_argument(
@@ -99,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(same numbers as --jobs 1; default: 1)",
     )
     p.add_argument("--out", default=None, help="write the results as JSON to this file")
+    p.add_argument(
+        "--rerun-into",
+        default=None,
+        metavar="FILE",
+        help="retrain the --schemes given (and every scheme sharing their models) with the configuration stored "
+        "in FILE, and replace their numbers there (written to --out, default FILE); no other configuration option",
+    )
     p.add_argument(
         "--profiles",
         type=_scheme_list,
@@ -118,16 +128,52 @@ def config_from_args(args: argparse.Namespace, base: LabConfig | None = None) ->
     return base.replace(**given)
 
 
+def _rerun_into(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--rerun-into FILE``: retrain some schemes with FILE's configuration and merge them into it."""
+    given = sorted(k for k in vars(args) if k in {f.name for _, f, _ in config_fields()} - {"schemes"})
+    if given or args.preset or args.profiles:
+        parser.error(f"--rerun-into takes its configuration from the file; drop {given or ['--preset/--profiles']}")
+    if "schemes" not in vars(args):
+        parser.error("--rerun-into needs --schemes: the schemes to retrain")
+    path = pathlib.Path(args.rerun_into)
+    try:
+        old = LabResults.load(path)
+    except (OSError, ValueError) as err:
+        parser.error(f"--rerun-into: cannot read {path}: {err}")
+    stored = old.lab_config
+    bases = {split_scheme(s)[0] for s in args.schemes}
+    unknown = [s for s in args.schemes if s not in stored.schemes]
+    if unknown:
+        parser.error(f"--rerun-into: {unknown} are not in {path}; it has {', '.join(stored.schemes)}")
+    schemes = tuple(s for s in stored.schemes if split_scheme(s)[0] in bases)  # every scheme of a rerun model
+    profiles = tuple(s for s in schemes if old.attention is not None and s in old.attention)
+    new = run_lab(
+        dataclasses.replace(stored, schemes=schemes),
+        progress=not args.no_progress,
+        profiles=profiles,
+        jobs=args.jobs,
+    )
+    merged = merge_results(old, new)
+    out = args.out or path
+    merged.save(out)
+    t = new.timings
+    print(f"retrained {', '.join(schemes)}: {t['total_seconds']:.0f} s wall, {t['total_cpu_seconds']:.0f} s CPU")
+    print(f"results written to {out}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, run the lab, print the table; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"jobs must be a positive integer, got {args.jobs}")
+    if args.rerun_into is not None:
+        return _rerun_into(parser, args)
     try:
         cfg = config_from_args(args)
     except ValueError as err:
         parser.error(str(err))  # exits with status 2 and the message
-    if args.jobs < 1:
-        parser.error(f"jobs must be a positive integer, got {args.jobs}")
     results = run_lab(cfg, progress=not args.no_progress, profiles=args.profiles, jobs=args.jobs)
     print()
     print(summary_table(results))

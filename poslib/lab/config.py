@@ -131,7 +131,9 @@ class TrainConfig:
     batch_size: int = _f(32, "sequences per step", "positive")
     lr: float = _f(3e-3, "peak learning rate", "positive number")
     warmup_steps: int = _f(50, "linear warm-up steps", "non-negative")
-    weight_decay: float = _f(0.1, "AdamW weight decay (matrices only)", "non-negative number")
+    weight_decay: float = _f(
+        0.1, "AdamW weight decay (matrices; none on vectors, learned's and T5's tables)", "non-negative number"
+    )
     threads: int = _f(1, "torch CPU threads (fixed: the same bits on any machine)", "positive")
     device: str = _f("cpu", "cpu, cuda or cuda:N")
 

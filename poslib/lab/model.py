@@ -161,7 +161,15 @@ class LabModel(nn.Module):
         return self.cfg.random_max_pos or 32 * self.cfg.train_len
 
     def no_decay(self, name: str) -> bool:
-        """Whether parameter ``name`` is exempt from weight decay: vectors and the position tables."""
+        """Whether parameter ``name`` is exempt from weight decay.
+
+        The rule: decay on every matrix that multiplies activations (the projections, the MLPs,
+        FIRE's MLP, CoPE's table e, which enters as the product q·e[p], and the token embedding,
+        tied to the output head); none on vectors (biases, LayerNorm gains, KERPLE's r₁, r₂) and none
+        on the position tables whose entries are *added* as they are (learned's P to the input,
+        T5's bucket table to the logits), which nanoGPT would decay but whose rows for positions
+        training rarely reaches would then be pulled towards zero with little gradient to hold them.
+        """
         param = self.get_parameter(name)
         return param.ndim < 2 or name.startswith(("wpe.", "shared."))
 

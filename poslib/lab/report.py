@@ -16,6 +16,16 @@ range (max − min) of its per-seed perplexities there; two schemes are **tied**
 differ by no more than the larger of their two spreads, that is, when another seed could
 plausibly swap them. With one seed there is no spread to measure, and the fallback is a 3 %
 difference (:data:`TIE`), which the verdicts then say.
+
+**When the seeds disagree, no mean is read.** A mean over seeds that fall far apart describes
+none of them: passkey accuracies of 0.90, 0, 0 average to 0.30 ("partly retrieves"), and a
+range of 0.9 would make that scheme "tied" with almost anything. So a scheme's seeds
+**disagree** at a length when their perplexities differ by more than a factor
+:data:`PPL_DISAGREE` (max / min > 1.5, the width of the whole "degrades gracefully" band of
+growth), or their passkey accuracies span more than :data:`PASSKEY_DISAGREE` (max − min > 0.5,
+half the scale). There, the verdicts show the per-seed values (:func:`seeds_text`) instead of a
+mean, a tie or a category: such a scheme is tied with nothing, left out of the rankings that
+verdicts are drawn from, and named separately.
 """
 
 from __future__ import annotations
@@ -29,21 +39,28 @@ from .config import LabConfig
 __all__ = [
     "EXTRAPOLATES",
     "GRACEFUL",
+    "PASSKEY_DISAGREE",
+    "PPL_DISAGREE",
     "TIE",
     "category",
     "claim_verdicts",
     "growth",
     "growth_range",
     "n_seeds",
+    "passkey_best",
     "ranking",
+    "reach_end",
     "scale_phrase",
     "seed_values",
+    "seeds_disagree",
+    "seeds_text",
     "spread",
     "takeaways",
     "tied",
 ]
 
 EXTRAPOLATES, GRACEFUL, TIE = 1.05, 1.5, 0.03
+PPL_DISAGREE, PASSKEY_DISAGREE = 1.5, 0.5  # seeds disagree: ppl max/min above, or passkey max − min above
 ROPE_VARIANTS = ("rope+pi", "rope+ntk", "rope+dynamic", "rope+yarn", "rope+logn")
 # 000 §6.2 lists these as remedies for unseen positions; NTK-RoPE is called the strongest without fine-tuning.
 SECTION_6_2 = ("alibi", "kerple", "sandwich", "xpos", "rope+pi", "rope+ntk")
@@ -80,7 +97,10 @@ def seed_values(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> l
     """
     L = _length(results, scheme, multiple)
     runs = results.get("runs", {}).get(scheme)
-    values = [run["ppl"][L] for run in runs.values()] if runs else [results["ppl"][scheme][L]]
+    if runs and all("ppl" in run for run in runs.values()):
+        values = [run["ppl"][L] for run in runs.values()]
+    else:
+        values = [results["ppl"][scheme][L]]
     return None if any(v is None for v in values) else values
 
 
@@ -88,6 +108,35 @@ def spread(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> float 
     """Range (max − min) over seeds of the perplexity at ``multiple`` × L_train; 0 for one seed."""
     values = seed_values(results, scheme, multiple)
     return None if values is None else max(values) - min(values)
+
+
+def seeds_disagree(results: Mapping[str, Any], scheme: str, multiple: int = 8, metric: str = "ppl") -> bool:
+    """Whether the seeds of ``scheme`` disagree at ``multiple`` × L_train (module docstring).
+
+    ``metric="ppl"``: the per-seed perplexities differ by more than a factor :data:`PPL_DISAGREE`;
+    ``metric="passkey"``: the per-seed passkey accuracies span more than :data:`PASSKEY_DISAGREE`.
+    False where the value is not defined, and always with one seed (nothing to disagree with).
+    """
+    if metric not in ("ppl", "passkey"):
+        raise ValueError(f"metric must be 'ppl' or 'passkey', got {metric!r}")
+    if metric == "ppl":
+        values = seed_values(results, scheme, multiple)
+        return values is not None and len(values) > 1 and max(values) > PPL_DISAGREE * min(values)
+    accs = passkey_values(results, scheme, multiple)
+    return accs is not None and len(accs) > 1 and max(accs) - min(accs) > PASSKEY_DISAGREE
+
+
+def seeds_text(results: Mapping[str, Any], scheme: str, multiple: int = 8, metric: str = "ppl") -> str:
+    """The per-seed values of ``scheme`` at ``multiple`` × L_train as text: "seeds 0, 1, 2: 0.90, 0.00, 0.00"."""
+    if metric not in ("ppl", "passkey"):
+        raise ValueError(f"metric must be 'ppl' or 'passkey', got {metric!r}")
+    values = seed_values(results, scheme, multiple) if metric == "ppl" else passkey_values(results, scheme, multiple)
+    if values is None:
+        return "not defined"
+    runs = results.get("runs", {}).get(scheme) or {}
+    seeds = list(runs) if len(runs) == len(values) else [str(s) for s in range(len(values))]
+    shown = ", ".join(f"{v:.2f}" for v in values)
+    return f"seed{'s' * (len(seeds) > 1)} {', '.join(seeds)}: {shown}"
 
 
 def growth(results: Mapping[str, Any], scheme: str, multiple: int = 8) -> float | None:
@@ -122,9 +171,14 @@ def ranking(
 
 
 def tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> bool:
-    """Whether ``a`` and ``b`` are tied at ``multiple`` × L_train (module docstring: by seed spread)."""
+    """Whether ``a`` and ``b`` are tied at ``multiple`` × L_train (module docstring: by seed spread).
+
+    A scheme whose seeds disagree there (:func:`seeds_disagree`) is tied with nothing.
+    """
     pa, pb = _ppl(results, a, multiple), _ppl(results, b, multiple)
     if pa is None or pb is None:
+        return False
+    if seeds_disagree(results, a, multiple) or seeds_disagree(results, b, multiple):
         return False
     if n_seeds(results) > 1:
         sa, sb = spread(results, a, multiple), spread(results, b, multiple)
@@ -133,16 +187,20 @@ def tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> bool:
 
 
 def _best(results: Mapping[str, Any], multiple: int, schemes: Sequence[str]) -> tuple[str, list[str]]:
-    """The best scheme and the others tied with it."""
-    ranked = ranking(results, multiple, schemes)
+    """The best scheme and the others tied with it, among those whose seeds agree."""
+    ranked = [(s, v) for s, v in ranking(results, multiple, schemes) if not seeds_disagree(results, s, multiple)]
     best = ranked[0][0]
     return best, [s for s, _ in ranked[1:] if tied(results, best, s, multiple)]
 
 
 def scale_phrase(results: Mapping[str, Any]) -> str:
-    """ "at this scale (≈116k parameters, L_train = 64 bytes, 3 seeds)": the setting every verdict is about."""
+    """ "at this scale (≈116k–120k parameters, L_train = 64 bytes, 3 seeds)": the setting every verdict is about.
+
+    The parameter count is the range over the run's models (the schemes differ by their position parameters).
+    """
     params = [record["n_params"] for per_seed in results.get("training", {}).values() for record in per_seed.values()]
-    size = f"≈{round(sum(params) / len(params) / 1000)}k parameters, " if params else ""
+    lo, hi = (round(f(params) / 1000) for f in (min, max)) if params else (0, 0)
+    size = (f"≈{lo}k parameters, " if lo == hi else f"≈{lo}k–{hi}k parameters, ") if params else ""
     seeds = n_seeds(results)
     train_len = LabConfig.from_dict(results["config"]).train_len
     return f"at this scale ({size}L_train = {train_len} bytes, {seeds} seed{'s' * (seeds > 1)})"
@@ -175,6 +233,14 @@ def claim_verdicts(results: Mapping[str, Any], multiple: int = 8) -> dict[str, s
         ("alibi", "000 §7.3: ALiBi extrapolates well"),
     ):
         if scheme not in have:
+            continue
+        split = [k for k in (1, multiple) if seeds_disagree(results, scheme, k)]
+        if split:
+            out[scheme] = (
+                f"{source} → undetermined {scale}: the seeds disagree beyond the limit (perplexity "
+                + "; ".join(f"at {k}× {seeds_text(results, scheme, k)}" for k in split)
+                + "), so no mean or category is read."
+            )
             continue
         cat = category(growth(results, scheme, multiple))
         holds = {
@@ -210,9 +276,17 @@ def claim_verdicts(results: Mapping[str, Any], multiple: int = 8) -> dict[str, s
                 f"but of the methods 000 §6.2 lists, {best_all} is the best",
                 ("partly holds" if best == "rope+ntk" or "rope+ntk" in ties else "does not hold"),
             )
+        unranked = [x for x in dict.fromkeys(variants + pool) if seeds_disagree(results, x, multiple)]
+        left_out = (
+            " (not ranked, their seeds disagree: "
+            + "; ".join(f"{x} {seeds_text(results, x, multiple)}" for x in unranked)
+            + ")"
+            if unranked
+            else ""
+        )
         out["rope+ntk"] = (
             f"000 §6.2: NTK-RoPE is the strongest without fine-tuning → {holds} {scale}: "
-            f"at {multiple}× L_train {among}, {overall}."
+            f"at {multiple}× L_train {among}, {overall}{left_out}."
         )
     return out
 
@@ -261,9 +335,13 @@ def takeaways(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
             for s in variants
             if (v := _ppl(results, s, multiple)) is not None and v > base and not tied(results, s, "rope", multiple)
         ]
+        split = [s for s in ["rope", *variants] if seeds_disagree(results, s, multiple)]
+        helped, hurt = [s for s in helped if s not in split], [s for s in hurt if s not in split]
         lines.append(
             f"Rescaling a trained RoPE model at inference, without fine-tuning: better than plain RoPE at "
-            f"{multiple}×: {', '.join(helped) or 'none'}; worse: {', '.join(hurt) or 'none'}."
+            f"{multiple}×: {', '.join(helped) or 'none'}; worse: {', '.join(hurt) or 'none'}"
+            + (f" (seeds disagree, not compared: {', '.join(split)})" if split else "")
+            + "."
         )
     return lines
 
@@ -292,11 +370,14 @@ def passkey_tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 1) 
     """Whether ``a`` and ``b`` retrieve equally well at ``multiple`` × L_train, by the seed spread.
 
     As for perplexity (module docstring): tied when the means differ by no more than the larger of
-    the two seed ranges; with one seed, by no more than :data:`PASSKEY_TIE` (10 points).
+    the two seed ranges; with one seed, by no more than :data:`PASSKEY_TIE` (10 points). A scheme
+    whose seeds disagree there (:func:`seeds_disagree`, ``metric="passkey"``) is tied with nothing.
     """
     va, vb = passkey_values(results, a, multiple), passkey_values(results, b, multiple)
     if va is None or vb is None:
         return False
+    if seeds_disagree(results, a, multiple, "passkey") or seeds_disagree(results, b, multiple, "passkey"):
+        return False  # a mean over seeds that disagree is no measurement to tie with
     gap = abs(sum(va) / len(va) - sum(vb) / len(vb))
     if n_seeds(results) > 1:
         return gap <= max(max(va) - min(va), max(vb) - min(vb))
@@ -332,15 +413,59 @@ def retrieval_reach(results: Mapping[str, Any], scheme: str) -> int:
     return reach
 
 
+def reach_end(results: Mapping[str, Any], scheme: str) -> tuple[int, str | None]:
+    """``(reach, note)``: :func:`retrieval_reach`, and where the mean that ended it comes from seeds that
+    disagree, the multiple and the per-seed accuracies there ("4×: seeds 0, 1, 2: 0.95, 0.60, 0.27");
+    else None. Such a reach is where the seeds part, not where the scheme stops retrieving.
+    """
+    cfg = LabConfig.from_dict(results["config"])
+    reach = retrieval_reach(results, scheme)
+    longer = [L // cfg.train_len for L in cfg.eval_lens if L // cfg.train_len > reach]
+    if longer and seeds_disagree(results, scheme, longer[0], "passkey"):
+        return reach, f"{longer[0]}×: {seeds_text(results, scheme, longer[0], 'passkey')}"
+    return reach, None
+
+
+def passkey_best(results: Mapping[str, Any], multiple: int = 1) -> dict[str, Any]:
+    """The best scheme at ``multiple`` × L_train by mean passkey accuracy, among the schemes whose seeds agree.
+
+    Returns ``{"best": name, "accuracy": mean, "tied": [names tied with it], "disagree": {name: seeds_text}}``;
+    ``disagree`` holds the schemes left out because their seeds disagree there.
+    """
+    ranked = passkey_ranking(results, multiple)
+    split = {
+        s: seeds_text(results, s, multiple, "passkey")
+        for s, _ in ranked
+        if seeds_disagree(results, s, multiple, "passkey")
+    }
+    agree = [(s, v) for s, v in ranked if s not in split]
+    if not agree:
+        raise ValueError(f"the seeds of every scheme disagree at {multiple}× L_train: no best scheme")
+    best, acc = agree[0]
+    ties = [s for s, _ in agree[1:] if passkey_tied(results, best, s, multiple)]
+    return {"best": best, "accuracy": acc, "tied": ties, "disagree": split}
+
+
 def disagreements(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
     """Where perplexity and passkey retrieval tell different stories at ``multiple`` × L_train, one sentence each.
 
     Flat perplexity (growth ≤ 1.05) with failed retrieval: the model predicts the next byte as well
     as before while ignoring what lies far back. The opposite (perplexity grows, retrieval holds) says
-    the long context is read but the byte statistics still suffer.
+    the long context is read but the byte statistics still suffer. A scheme whose seeds disagree
+    (:func:`seeds_disagree`, on perplexity at 1× or ``multiple`` ×, or on retrieval at ``multiple`` ×)
+    gets its per-seed values and no verdict.
     """
     out = []
     for scheme in results["passkey"]:
+        split = [
+            f"{metric} {seeds_text(results, scheme, k, metric)}"
+            for metric, ks in (("ppl", (1, multiple)), ("passkey", (multiple,)))
+            for k in dict.fromkeys(ks)
+            if seeds_disagree(results, scheme, k, metric)
+        ]
+        if split:
+            out.append(f"{scheme}: the seeds disagree at {multiple}× ({'; '.join(split)}): no verdict from the mean")
+            continue
         g = growth(results, scheme, multiple)
         acc = results["passkey"][scheme][_length(results, scheme, multiple)]
         ppl_says, key_says = category(g), retrieval(acc)
@@ -401,21 +526,29 @@ def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict
     """Each published ordering of :data:`PUBLISHED` beside this run's ordering of the same schemes.
 
     This run's ordering is by mean perplexity at ``multiple`` × L_train (``a ≈ b``: tied by the seed
-    spread), and by passkey accuracy at the same length when the run has it.
+    spread), and by passkey accuracy at the same length when the run has it. A scheme whose seeds
+    disagree there is not placed in the order: its per-seed values are shown instead.
     """
     rows = []
     for pub in PUBLISHED:
         names = [s for s in pub["schemes"] if s in results["ppl"]]
-        ranked = ranking(results, multiple, names)
+        split = [s for s in names if seeds_disagree(results, s, multiple)]
+        ranked = [(s, v) for s, v in ranking(results, multiple, names) if s not in split]
         text = ranked[0][0] if ranked else "—"
         for (prev, _), (s, _) in itertools.pairwise(ranked):
             text += (" ≈ " if tied(results, prev, s, multiple) else " < ") + s
+        text += "".join(f"; {s} not placed, seeds disagree ({seeds_text(results, s, multiple)})" for s in split)
         row = {
             **{k: str(v) for k, v in pub.items() if k != "schemes"},
             "lab_ppl": f"{text} (perplexity at {multiple}×)",
         }
         if results.get("passkey") is not None:
             keys = passkey_ranking(results, multiple, names)
-            row["lab_passkey"] = ", ".join(f"{s} {v:.0%}" for s, v in keys)
+            row["lab_passkey"] = ", ".join(
+                f"{s} {seeds_text(results, s, multiple, 'passkey')} (seeds disagree)"
+                if seeds_disagree(results, s, multiple, "passkey")
+                else f"{s} {v:.0%}"
+                for s, v in keys
+            )
         rows.append(row)
     return rows

@@ -8,10 +8,12 @@ it is a dataclass that also answers ``results["ppl"]``, so the functions of
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import pathlib
 import platform
+import statistics
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -22,8 +24,9 @@ import torch
 
 from .config import LabConfig
 from .data import Corpus, load_stdlib_corpus
+from .schemes import split_scheme
 
-__all__ = ["LabResults", "same_environment", "summary_table", "versions"]
+__all__ = ["LabResults", "merge_results", "same_environment", "summary_table", "versions"]
 
 PROTOCOL = "non-overlapping windows; every length scores the same validation bytes"
 
@@ -139,3 +142,67 @@ def same_environment(results: Mapping[str, Any], corpus: Corpus | None = None) -
     corpus = corpus if corpus is not None else load_stdlib_corpus()
     now = versions()
     return all(results["versions"][k] == now[k] for k in ("python", "torch")) and results["corpus"] == corpus.describe()
+
+
+# what a rerun replaces, per scheme (the per-seed records and every summary built from them)
+_PER_SCHEME = ("ppl", "ppl_std", "runs", "attention", "passkey", "passkey_std", "passkey_by_depth")
+
+
+def merge_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
+    """``old`` with every scheme of ``new`` replaced by ``new``'s numbers: how part of a run is redone.
+
+    ``new`` must be a run of the same configuration restricted to some of ``old``'s schemes (the
+    same seeds, model, training and evaluation), with the same Python, torch, numpy and poslib and
+    the same corpus, and it must rerun every scheme of ``old`` that shares one of its models
+    (rerunning ``rope`` without ``rope+ntk`` would leave numbers of two different models). Scores do
+    not depend on which other schemes a run holds, so the merged file has the numbers a full run
+    of the current code would give for the rerun schemes. The per-scheme sections, the training
+    records of the rerun models and the per-model median step times are replaced; the run-level
+    timings stay the original run's, and ``timings["reruns"]`` lists each rerun (its schemes, wall
+    and CPU seconds, platform).
+    """
+    old_cfg, new_cfg = LabConfig.from_dict(old["config"]), LabConfig.from_dict(new["config"])
+    if not set(new_cfg.schemes) <= set(old_cfg.schemes):
+        extra = sorted(set(new_cfg.schemes) - set(old_cfg.schemes))
+        raise ValueError(f"new results have schemes the old ones lack: {extra}")
+    differ = {k: v for k, v in old_cfg.differences(new_cfg).items() if k != "schemes"}
+    if differ:
+        raise ValueError(f"new results have another configuration than the old ones: {differ} (old, new)")
+    bases = {split_scheme(s)[0] for s in new_cfg.schemes}
+    missing = [s for s in old_cfg.schemes if split_scheme(s)[0] in bases and s not in new_cfg.schemes]
+    if missing:
+        raise ValueError(f"rerun every scheme that shares a rerun model; missing: {missing}")
+    for key in ("python", "torch", "numpy", "poslib"):
+        if old["versions"].get(key) != new["versions"].get(key):
+            raise ValueError(
+                f"{key} differs: {old['versions'].get(key)} (old) against {new['versions'].get(key)} (new)"
+            )
+    if old["corpus"] != new["corpus"]:
+        raise ValueError("the corpus differs between the old and the new results")
+    merged = {k: copy.deepcopy(v) for k, v in old.items() if k != "models"}
+    for key in _PER_SCHEME:
+        if merged.get(key) is None:
+            continue
+        for scheme in new_cfg.schemes:
+            if key == "attention" and scheme not in merged[key]:
+                continue  # not profiled in the old run
+            if key == "attention" and (new.get(key) is None or scheme not in new[key]):
+                raise ValueError(f"{scheme!r} was profiled in the old run; rerun it with --profiles {scheme}")
+            merged[key][scheme] = copy.deepcopy(new[key][scheme])
+    timings = merged["timings"]
+    for base in bases:
+        merged["training"][base] = copy.deepcopy(new["training"][base])
+        timings["step_ms_median"][base] = new["timings"]["step_ms_median"][base]
+    step_ms = [r["step_ms_median"] for b in merged["training"].values() for r in b.values() if r["step_ms_median"]]
+    timings["step_ms_median_all"] = statistics.median(step_ms) if step_ms else None
+    timings["peak_memory_mib"] = max(timings["peak_memory_mib"], new["timings"]["peak_memory_mib"])
+    timings["reruns"] = [
+        *timings.get("reruns", []),
+        {
+            "schemes": list(new_cfg.schemes),
+            "total_seconds": new["timings"]["total_seconds"],
+            "total_cpu_seconds": new["timings"]["total_cpu_seconds"],
+            "platform": new["versions"]["platform"],
+        },
+    ]
+    return LabResults.from_dict(merged)

@@ -1,6 +1,8 @@
 """Training one lab model: same seed, data order, optimizer, schedule and steps for every scheme.
 
-The optimizer is AdamW (β = (0.9, 0.95), weight decay on matrices only, none on position tables),
+The optimizer is AdamW (β = (0.9, 0.95); weight decay on the matrices that multiply activations, CoPE's
+table and FIRE's MLP included, none on vectors and on the added position tables of learned and T5:
+:meth:`poslib.lab.LabModel.no_decay`),
 gradients are clipped to norm 1, and the learning rate follows :func:`lr_at` through
 ``torch.optim.lr_scheduler.LambdaLR``: linear warm-up, then a cosine down to lr / 10.
 """
