@@ -4,14 +4,14 @@ A token position counts *every* token; CoPE counts only the tokens a gate lets
 through, so "position" can mean "the 3rd sentence back" as well as "the 40th
 byte back". For query m and key n ≤ m (the paper writes i, j; its Appendix B code)::
 
-    g_mℓ = sigmoid(q_m · k_ℓ / √d)            a gate in (0, 1) per context token ℓ
-    p_mn = Σ_{ℓ=n..m} g_mℓ                    a fractional count from n up to the query
+    g_mt = sigmoid(q_m · k_t / √d)            a gate in (0, 1) per context token t
+    p_mn = Σ_{t=n..m} g_mt                    a fractional count from n up to the query
     e[p] = (1 − (p − ⌊p⌋))·e[⌊p⌋] + (p − ⌊p⌋)·e[⌈p⌉]   interpolated between integer embeddings
     score_mn = q_m · k_n / √d + q_m · e[p_mn]
 
 With all gates 1, p_mn = m − n + 1 and CoPE is a learned relative encoding; with gates that
 open only on, say, newline tokens, p_mn counts lines. The paper's equation writes the gate as
-sigmoid(q_m · k_ℓ); its Appendix B code (and the authors' repository, facebookresearch/RAM,
+sigmoid(q_m · k_t); its Appendix B code (and the authors' repository, facebookresearch/RAM,
 ``projects/cope/src/cope/context_position.py``) takes the sigmoid of the attention logits
 *after* the division by √d, which is what :func:`cope_gate_logits` returns (−inf on masked
 keys). Positions are clamped to ``npos_max − 1``; the position embeddings start at zero.
@@ -39,7 +39,7 @@ def _sigmoid(x: Array) -> Array:
 
 
 def cope_gate_logits(q: Array, k: Array, *, causal: bool = True) -> Array:
-    """CoPE's gate logits q_m · k_ℓ / √d, shape ``(…, q_len, k_len)``; −inf on future keys when ``causal``.
+    """CoPE's gate logits q_m · k_t / √d, shape ``(…, q_len, k_len)``; −inf on future keys when ``causal``.
 
     ``q`` is ``(…, q_len, d)`` and ``k`` ``(…, k_len, d)``. These are the attention logits of the
     paper's Appendix B code, scaled by 1/√d *before* the sigmoid (the paper's equation omits the
@@ -58,7 +58,7 @@ def cope_gate_logits(q: Array, k: Array, *, causal: bool = True) -> Array:
 
 
 def cope_positions(gate_logits: Array, *, max_pos: int | None = None) -> Array:
-    """CoPE positions p_mn = Σ_{ℓ=n..m} sigmoid(gate_logits_mℓ), shape ``(…, q_len, k_len)``.
+    """CoPE positions p_mn = Σ_{t=n..m} sigmoid(gate_logits_mt), shape ``(…, q_len, k_len)``.
 
     The sum runs from key n to the last key (the paper's reversed cumulative sum); entries
     masked with −inf have sigmoid = 0, so in a causal row it stops at the query. With ``max_pos``

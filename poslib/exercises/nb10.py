@@ -12,40 +12,40 @@ GATES = np.array([0.9, 0.1, 0.0, 1.0, 0.2, 0.7])
 
 
 def check_cope_positions(answer: Any) -> Feedback:
-    """p_j = Σ_{k=j}^{i} g_k for the last query i = 5."""
+    """p_n = Σ_{t=n}^{m} g_t for the last query m = 5."""
     return check_array(
         answer,
         np.cumsum(GATES[::-1])[::-1],
         what="6 positions, one per key",
         diagnoses=[
             (
-                "direction: that counts from the first token forward; CoPE counts from the key j up to the query",
+                "direction: that counts from the first token forward; CoPE counts from the key n up to the query",
                 np.cumsum(GATES),
             ),
-            ("off by one: the sum includes key j itself, k = j … i", np.append(np.cumsum(GATES[::-1])[::-1][1:], 0.0)),
+            ("off by one: the sum includes key n itself, t = n … m", np.append(np.cumsum(GATES[::-1])[::-1][1:], 0.0)),
         ],
     )
 
 
-def _fire(i: int, j: np.ndarray[Any, np.dtype[np.int64]], c: float, L: float, norm: str) -> Any:
+def _fire(m: int, n: np.ndarray[Any, np.dtype[np.int64]], c: float, L: float, norm: str) -> Any:
     def psi(x: Any) -> Any:
         return np.log(c * x + 1)
 
     if norm == "none":
-        return psi(i - j)
-    return psi(i - j) / psi(max(L, i) if norm == "max" else i)
+        return psi(m - n)
+    return psi(m - n) / psi(max(L, m) if norm == "max" else m)
 
 
 def check_fire_inputs(answer: Any) -> Feedback:
-    """u_j = ψ(i − j) / ψ(max(L, i)), ψ(x) = log(c x + 1), for i = 40, j = 0 … 40, c = 1, L = 64."""
-    j = np.arange(41)
+    """u_n = ψ(m − n) / ψ(max(L, m)), ψ(x) = log(c x + 1), for m = 40, n = 0 … 40, c = 1, L = 64."""
+    n = np.arange(41)
     return check_array(
         answer,
-        _fire(40, j, 1.0, 64.0, "max"),
+        _fire(40, n, 1.0, 64.0, "max"),
         what="41 inputs, one per key",
         diagnoses=[
-            ("not normalised: divide by ψ(max(L, i)) so inputs stay in [0, 1]", _fire(40, j, 1.0, 64.0, "none")),
-            ("threshold: this query is short (i < L), so the divisor is ψ(L), not ψ(i)", _fire(40, j, 1.0, 64.0, "i")),
+            ("not normalised: divide by ψ(max(L, m)) so inputs stay in [0, 1]", _fire(40, n, 1.0, 64.0, "none")),
+            ("threshold: this query is short (m < L), so the divisor is ψ(L), not ψ(m)", _fire(40, n, 1.0, 64.0, "m")),
         ],
     )
 
@@ -63,7 +63,7 @@ def check_random_positions(answer: Any) -> Feedback:
     if not np.issubdtype(pos.dtype, np.integer):
         return Feedback(False, f"type: positions are integers, got dtype {pos.dtype}")
     if pos.min() < 0 or pos.max() >= 64:
-        return Feedback(False, "off by one or range: positions must lie in 0 … 63 (N = 64 excluded)")
+        return Feedback(False, "off by one or range: positions must lie in 0 … 63 (N_max = 64 excluded)")
     if len(np.unique(pos)) < 8:
         return Feedback(False, "duplicates: two tokens share a position; sample without replacement")
     if np.any(np.diff(pos) < 0):
@@ -80,8 +80,8 @@ EXERCISES = (
         key="cope-positions",
         title="CoPE's positions for one query",
         prompt=(
-            "The last query of a causal row ($i = 5$) has gates `g` on its six keys. CoPE's position of key "
-            "$j$ is $p_j = \\sum_{k=j}^{i} g_k$. Compute all six; they never increase from the first key to "
+            "The last query of a causal row ($m = 5$) has gates `g` on its six keys. CoPE's position of key "
+            "$n$ is $p_n = \\sum_{t=n}^{m} g_t$. Compute all six; they never increase from the first key to "
             "the query (§2)."
         ),
         hint="A cumulative sum run backwards: reverse, `np.cumsum`, reverse.",
@@ -98,35 +98,36 @@ EXERCISES = (
         key="fire-inputs",
         title="FIRE's normalised distances",
         prompt=(
-            "FIRE feeds its MLP $u_{ij} = \\psi(i - j) / \\psi(\\max(L, i))$ with $\\psi(x) = \\log(cx + 1)$. "
-            "For the query $i = 40$, keys $j = 0, \\dots, 40$, $c = 1$ and $L = 64$, compute the inputs."
+            "FIRE feeds its MLP $u_{m,n} = \\psi(m - n) / \\psi(\\max(L, m))$ with $\\psi(x) = \\log(cx + 1)$. "
+            "For the query $m = 40$, keys $n = 0, \\dots, 40$, $c = 1$ and $L = 64$, compute the inputs."
         ),
-        hint="Here $i < L$: short queries are divided by $\\psi(L)$, which is the progressive interpolation of §1.",
-        setup="i, j, c, L = 40, np.arange(41), 1.0, 64.0",
+        hint="Here $m < L$: short queries are divided by $\\psi(L)$, which is the progressive interpolation of §1.",
+        setup="m, n, c, L = 40, np.arange(41), 1.0, 64.0",
         stub="answer = None  # 41 inputs",
-        solution="answer = np.log(c * (i - j) + 1) / np.log(c * max(L, i) + 1)",
+        solution="answer = np.log(c * (m - n) + 1) / np.log(c * max(L, m) + 1)",
         check=check_fire_inputs,
         mistakes=(
-            Mistake("answer = np.log(c * (i - j) + 1)", "not normalised"),
-            Mistake("answer = np.log(c * (i - j) + 1) / np.log(c * i + 1)", "threshold"),
+            Mistake("answer = np.log(c * (m - n) + 1)", "not normalised"),
+            Mistake("answer = np.log(c * (m - n) + 1) / np.log(c * m + 1)", "threshold"),
         ),
     ),
     Exercise(
         key="random-positions",
         title="Randomized positions",
         prompt=(
-            "Randomized positional encoding trains a sequence of $n = 8$ tokens with positions drawn from a "
-            "larger range $0, \\dots, N - 1$, $N = 64$ (§3). Draw one valid set with the seeded generator `rng`."
+            "Randomized positional encoding trains a sequence of $N = 8$ tokens with positions drawn from a "
+            "larger range $0, \\dots, N_{\\max} - 1$, $N_{\\max} = 64$ (§3). Draw one valid set with the "
+            "seeded generator `rng`."
         ),
-        hint="`rng.choice(N, size=n, replace=False)`, then sort.",
-        setup="rng, n, N = np.random.default_rng(0), 8, 64",
+        hint="`rng.choice(N_max, size=N, replace=False)`, then sort.",
+        setup="rng, N, N_max = np.random.default_rng(0), 8, 64",
         stub="answer = None  # 8 positions",
-        solution="answer = np.sort(rng.choice(N, size=n, replace=False))",
+        solution="answer = np.sort(rng.choice(N_max, size=N, replace=False))",
         check=check_random_positions,
         mistakes=(
-            Mistake("answer = rng.choice(N, size=n, replace=False)", "order"),
-            Mistake("answer = np.arange(n)", "ordinary positions"),
-            Mistake("answer = np.arange(N - n + 1, N + 1)  # the last n positions, counted from 1", "range"),
+            Mistake("answer = rng.choice(N_max, size=N, replace=False)", "order"),
+            Mistake("answer = np.arange(N)", "ordinary positions"),
+            Mistake("answer = np.arange(N_max - N + 1, N_max + 1)  # the last N positions, counted from 1", "range"),
         ),
     ),
 )

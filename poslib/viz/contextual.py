@@ -15,10 +15,10 @@ __all__ = ["FireInterpolationPlot", "fire_function_figure"]
 
 
 class FireInterpolationPlot(LivePlot):
-    """FIRE's input u = ψ(d)/ψ(max(L, i)) against distance d, and the bias it gives, for four query positions.
+    """FIRE's input u = ψ(m − n)/ψ(max(L, m)) against the distance m − n, and its bias, for four query positions.
 
     The bias is an exact FIRE copy of ALiBi's slope-¼ line on distances 0 … L (built by
-    :func:`poslib.fire_weights_from_bias`). Queries at i ≤ L all see ALiBi; a query at i > L
+    :func:`poslib.fire_weights_from_bias`). Queries at m ≤ L all see ALiBi; a query at m > L
     feeds f a *compressed* input, so its bias is the same curve stretched over 0 … i.
     """
 
@@ -42,12 +42,12 @@ class FireInterpolationPlot(LivePlot):
         self.lines_u, self.lines_b = [], []
         for k, i in enumerate(queries):
             d = np.arange(i + 1)
-            (a,) = ax1.plot(d, u[i, i - d], lw=1.5, label=f"query i = {i}", **series(k))
-            (b,) = ax2.plot(d, bias[i, i - d], lw=1.5, label=f"query i = {i}", **series(k))
+            (a,) = ax1.plot(d, u[i, i - d], lw=1.5, label=f"query m = {i}", **series(k))
+            (b,) = ax2.plot(d, bias[i, i - d], lw=1.5, label=f"query m = {i}", **series(k))
             self.lines_u.append(a)
             self.lines_b.append(b)
-        ax1.set(xlabel="distance d = i − j (tokens)", ylabel="u = ψ(d) / ψ(max(L, i))", ylim=(-0.03, 1.03))
-        ax2.set(xlabel="distance d = i − j (tokens)", ylabel="bias f(u)")
+        ax1.set(xlabel="distance m − n (tokens)", ylabel="u = ψ(m − n) / ψ(max(L, m))", ylim=(-0.03, 1.03))
+        ax2.set(xlabel="distance m − n (tokens)", ylabel="bias f(u)")
         self.legend = fig.legend(*ax1.get_legend_handles_labels(), loc="outside lower center", ncol=4)
         self._titles()
         return fig
@@ -63,7 +63,7 @@ class FireInterpolationPlot(LivePlot):
             d = np.arange(i + 1)
             self.lines_u[k].set_data(d, u[i, i - d])
             self.lines_b[k].set_data(d, bias[i, i - d])
-            self.legend.get_texts()[k].set_text(f"query i = {i}")
+            self.legend.get_texts()[k].set_text(f"query m = {i}")
         for ax in (self.ax1, self.ax2):
             ax.relim()
             ax.autoscale_view()
@@ -74,7 +74,7 @@ class FireInterpolationPlot(LivePlot):
 def fire_function_figure(layers: list[dict[str, Any]], title: str) -> Figure:
     """The learned f_θ(u) of each head, one panel per layer; ``layers`` holds ``w1, b1, w2, b2, c, L`` each.
 
-    The top axis converts u back to the distance it means for a query at i ≤ L: d = ((cL + 1)^u − 1)/c.
+    The top axis converts u back to the distance it means for a query at m ≤ L: m − n = ((cL + 1)^u − 1)/c.
     """
     fig, axes = new_figure(min(9.8, 4.6 * len(layers) + 1.2), 3.8, ncols=len(layers), pyplot=True, squeeze=False)
     u = np.linspace(0, 1, 401)
@@ -84,11 +84,11 @@ def fire_function_figure(layers: list[dict[str, Any]], title: str) -> Figure:
         f = f - f[0]  # softmax ignores a constant per query: compare shapes, anchored at distance 0
         for h in range(f.shape[1]):
             ax.plot(u, f[:, h], lw=1.5, label=f"head {h}", **series(h, len(u)))
-        # u = 1 is d = L itself (a learned, fractional L); the other ticks are round distances below it
+        # u = 1 is m − n = L itself (a learned, fractional L); the other ticks are round distances below it
         ticks = np.array([t for t in (0, 1, 4, 16, 64, 256) if t < 0.9 * p["L"]] + [p["L"]])
         labels = [str(int(t)) for t in ticks[:-1]] + [f"L = {p['L']:.1f}"]
         ax.set_xticks(np.log(p["c"] * ticks + 1) / np.log(p["c"] * p["L"] + 1), labels)
-        ax.set(xlabel=f"distance d = i − j (tokens), query at i ≤ L\n(learned c = {p['c']:.2f})")
+        ax.set(xlabel=f"distance m − n (tokens), query at m ≤ L\n(learned c = {p['c']:.2f})")
         ax.set(ylabel="f(u) − f(0)", title=f"layer {layer}")
     legend_outside(axes[0, -1])
     fig.suptitle(title)
