@@ -304,3 +304,18 @@ def rope_base_safe_bound(context_len: int, head_dim: int, *, high: float | None 
         jump = max(math.log1p(rtol), width)
         x, cap = x - jump, 2 * jump
     return 1.0  # every base > 1 passes (context_len ≤ 2)
+
+
+def llama4_attention_temperature(positions: Any, *, floor_scale: int = 8192, attn_scale: float = 0.1) -> np.ndarray:
+    """Llama 4's query temperature on its NoPE layers: τ(p) = 1 + attn_scale·ln(⌊(p + 1)/floor_scale⌋ + 1).
+
+    As transformers' ``modeling_llama4.py`` computes it (``attn_temperature_tuning``; the idea of
+    Nakanishi 2025, Scalable-Softmax, arXiv:2501.19399, which that code cites). The ``p + 1`` makes the
+    first step at p = floor_scale − 1, one token before the first chunk ends. float64 NumPy.
+    """
+    check_positive_int("floor_scale", floor_scale)
+    check_positive("attn_scale", attn_scale)
+    p = np.asarray(positions)
+    if p.dtype.kind not in "iu" or (p < 0).any():
+        raise ValueError("positions must be non-negative integers (0-based token positions)")
+    return 1.0 + attn_scale * np.log(np.floor((p + 1) / floor_scale) + 1.0)

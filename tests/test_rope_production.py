@@ -337,6 +337,33 @@ def test_tiny_contexts_pass_at_every_base():
     assert P.rope_base_safe_bound(2, 64) == 1.0
 
 
+# ---------------------------------------------------------------- p-RoPE and Llama 4's NoPE temperature
+
+
+@pytest.mark.parametrize("fraction", [0.25, 0.5, 0.75])
+def test_p_rope_keeps_the_highest_frequencies(fraction):
+    # Barbero et al. 2024: keep the top fraction of θ_i (the fastest pairs), zero the slowest
+    from poslib.viz.production import p_rope_freq
+
+    theta = 10000.0 ** (-np.arange(0, 64, 2) / 64)
+    kept = round(fraction * 32)
+    expected = np.concatenate([theta[:kept], np.zeros(32 - kept)])
+    assert np.array_equal(p_rope_freq(64, fraction), expected)
+
+
+def test_llama4_temperature_steps_one_token_before_each_chunk_ends():
+    # transformers' modeling_llama4: 1 + 0.1·ln(floor((p + 1)/8192) + 1); written here from that formula
+    from poslib.rope_configs import llama4_attention_temperature
+
+    p = np.arange(3 * 8192)
+    tau = llama4_attention_temperature(p)
+    assert (tau[:8191] == 1.0).all() and np.flatnonzero(tau > 1)[0] == 8191
+    assert tau[8191] == pytest.approx(1 + 0.1 * math.log(2), abs=1e-15)
+    assert tau[2 * 8192 - 1] == pytest.approx(1 + 0.1 * math.log(3), abs=1e-15)
+    with pytest.raises(ValueError, match="positions"):
+        llama4_attention_temperature(np.array([-1]))
+
+
 # ---------------------------------------------------------------- errors
 
 

@@ -1,7 +1,7 @@
 """Figures for notebook 09 (RoPE in production models).
 
 Sliders drive :class:`PartialRotaryPlot` (rotated fraction), :class:`BaseBoundPlot`
-(context length) and :class:`MropeGridPlot` (the query patch on an image grid).
+(the RoPE base) and :class:`MropeGridPlot` (the query patch on an image grid).
 """
 
 from __future__ import annotations
@@ -14,11 +14,20 @@ from matplotlib.figure import Figure
 
 from ..mrope import apply_mrope, mrope_axis_of_pair
 from ..rope import rope_frequencies
-from ..rope_configs import rope_base_lower_bound
+from ..rope_configs import rope_base_lower_bound, rope_base_safe_bound
 from ._live import LivePlot
 from .style import legend_outside, new_figure, series, sparse_colorbar
 
-__all__ = ["REAL_BASES", "BaseBoundPlot", "MropeGridPlot", "PartialRotaryPlot", "base_bound_table", "p_rope_freq"]
+__all__ = [
+    "REAL_BASES",
+    "BaseBoundPlot",
+    "MropeGridPlot",
+    "PartialRotaryPlot",
+    "base_bounds",
+    "base_scan",
+    "min_similarity_sum",
+    "p_rope_freq",
+]
 
 # (model, head_dim, rope_theta, pre-training context): each value with its source in notebook 09.
 REAL_BASES = [
@@ -28,7 +37,6 @@ REAL_BASES = [
     ("Llama 3.1 (before scaling)", 128, 5e5, 8192),
     ("Qwen2.5-7B", 128, 1e6, 32768),
 ]
-CONTEXTS = [2**k for k in range(10, 16)]
 
 
 def p_rope_freq(head_dim: int, fraction: float, base: float = 10000.0) -> np.ndarray:
@@ -118,60 +126,80 @@ class PartialRotaryPlot(LivePlot):
         )
 
 
+def min_similarity_sum(context_len: int, head_dim: int, bases: np.ndarray) -> np.ndarray:
+    """min over 0 ≤ Δ < context_len of Σ_i cos(Δ·b^(−2i/d)), for each base b (float64, one row of Δ at a time)."""
+    delta = np.arange(context_len, dtype=np.float64)[:, None]
+    exps = np.arange(0, head_dim, 2) / head_dim
+    return np.array([np.cos(delta * float(b) ** -exps).sum(axis=1).min() for b in np.asarray(bases, dtype=float)])
+
+
 @cache
-def base_bound_table(head_dim: int = 128) -> tuple[tuple[int, float], ...]:
-    """``(context_len, rope_base_lower_bound(context_len, head_dim))`` for 1k … 32k tokens (cached)."""
-    return tuple((n, rope_base_lower_bound(n, head_dim, low=1e3, high=1e8, iterations=12)) for n in CONTEXTS)
+def base_bounds(context_len: int, head_dim: int) -> tuple[float, float]:
+    """``(rope_base_lower_bound, rope_base_safe_bound)`` at one size (cached: the safe bound takes a second)."""
+    return rope_base_lower_bound(context_len, head_dim), rope_base_safe_bound(context_len, head_dim)
+
+
+@cache
+def base_scan(context_len: int = 512, head_dim: int = 128, points: int = 500) -> tuple[np.ndarray, np.ndarray]:
+    """``(bases, min_Δ Σ cos)`` on a geometric grid from 0.8× the lower bound to 1.25× the safe bound (cached)."""
+    lower, safe = base_bounds(context_len, head_dim)
+    bases = np.geomspace(0.8 * lower, 1.25 * safe, points)
+    return bases, min_similarity_sum(context_len, head_dim, bases)
 
 
 class BaseBoundPlot(LivePlot):
-    """B(m) = Σ cos(m θ_i) up to a context length, and the smallest base that keeps it ≥ 0, against real bases."""
+    """Slide the RoPE base: the similarity sum over distance (left) and its minimum against the base (right).
 
-    defaults: ClassVar[dict[str, Any]] = {"context_len": 4096}
-    bench_values: ClassVar[list[dict[str, Any]]] = [
-        {"context_len": 16384},
-        {"context_len": 1024},
-        {"context_len": 4096},
-    ]
-    head_dim = 128
+    The right panel shows that the bases keeping the minimum ≥ 0 are not an interval: between the
+    smallest passing base (Men et al.'s bound) and the base above which every base passes, some fail.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"base": 2500.0}
+    bench_values: ClassVar[list[dict[str, Any]]] = [{"base": 2100.0}, {"base": 3500.0}, {"base": 2500.0}]
+    context_len, head_dim = 512, 128
 
     def build(self) -> Figure:
-        fig, (ax1, ax2) = new_figure(9.8, 4.0, ncols=2, gridspec_kw={"width_ratios": [1, 1.35]})
-        table = dict(base_bound_table(self.head_dim))
-        (self.b_bound,) = ax1.plot([], [], color="C0", ls="-", lw=1, label="base = lower bound")
-        (self.b_1e4,) = ax1.plot([], [], color="C1", ls="-", lw=1, alpha=0.8, label="base = 10⁴")
+        fig, (ax1, ax2) = new_figure(9.8, 4.2, ncols=2, gridspec_kw={"width_ratios": [1, 1.35]})
+        bases, mins = base_scan(self.context_len, self.head_dim)
+        self.lower, self.safe = base_bounds(self.context_len, self.head_dim)
+        (self.curve,) = ax1.plot([], [], color="C0", ls="-", lw=1, label="similarity sum")
+        (self.worst,) = ax1.plot([], [], "o", color="C3", ms=6, label="its minimum")
         ax1.axhline(0, color="0.5", lw=0.8)
-        ax1.set(xlabel="distance m (tokens)", ylabel="B(m)")
+        ax1.set(xlabel="distance Δ (tokens)", ylabel=r"$\mathcal{B}(\Delta)$", xlim=(0, self.context_len))
         legend_outside(ax1, where="below", ncol=2)
-        ns = np.array(list(table))
-        ax2.loglog(ns, list(table.values()), "o-", color="C0", label="lower bound (d = 128)")
-        for i, (name, _d, base, ctx) in enumerate(REAL_BASES):
-            ax2.loglog([ctx], [base], label=name, ms=6, **{**series(i + 1), "linestyle": "none"})
-        (self.marker,) = ax2.loglog([], [], "o", ms=12, mfc="none", mec="k")
+        ax2.semilogx(bases, mins, color="C0", ls="-", lw=0.8, label=r"$\min_\Delta \mathcal{B}(\Delta)$")
+        passing = np.where(mins >= 0, mins, np.nan)
+        ax2.semilogx(bases, passing, color="C2", ls="-", lw=2.2, label="passing bases (min ≥ 0)")
+        ax2.axhline(0, color="0.5", lw=0.8)
+        ax2.axvline(self.lower, color="C1", ls="--", lw=1, label=f"smallest passing base {self.lower:,.0f}")
+        ax2.axvline(self.safe, color="C4", ls=":", lw=1.4, label=f"every base above {self.safe:,.0f} passes")
+        (self.marker,) = ax2.semilogx([], [], "o", ms=9, mfc="none", mec="k", label="the slider's base")
         ax2.set(
-            title="smallest base against context length",
-            xlabel="context length L (tokens)",
-            ylabel="RoPE base",
-            xlim=(600, 60000),
+            title=f"minimum over Δ < {self.context_len:,} against the base (d = {self.head_dim})",
+            xlabel="RoPE base b",
+            ylabel="minimum similarity sum",
+            ylim=(-4, 6),
         )
         legend_outside(ax2)
         return fig
 
     def redraw(self) -> None:
-        n = int(self.params["context_len"])
-        table = dict(base_bound_table(self.head_dim))
-        if n not in table:
-            raise ValueError(f"context_len must be one of {sorted(table)}, got {n}")
-        bound = table[n]
-        m = np.arange(n, dtype=np.float64)
-        exps = np.arange(0, self.head_dim, 2) / self.head_dim
-        for line, base in [(self.b_bound, bound), (self.b_1e4, 1e4)]:
-            line.set_data(m, np.cos(m[:, None] * base**-exps).sum(axis=1))
-        ax = self.b_bound.axes
-        ax.set_xlim(0, n)
-        ax.set_ylim(-12, 66)
-        self.marker.set_data([n], [bound])
-        ax.set_title(f"$B(m) = \\sum_i \\cos(m\\theta_i)$, d = {self.head_dim}\nL = {n:,}: lower bound {bound:,.0f}")
+        base = float(self.params["base"])
+        if not base > 1:
+            raise ValueError(f"base must be > 1, got {base!r}")
+        delta = np.arange(self.context_len, dtype=np.float64)
+        sums = np.cos(delta[:, None] * base ** -(np.arange(0, self.head_dim, 2) / self.head_dim)).sum(axis=1)
+        self.curve.set_data(delta, sums)
+        worst = int(np.argmin(sums))
+        self.worst.set_data([delta[worst]], [sums[worst]])
+        ax = self.curve.axes
+        ax.set_ylim(-12, self.head_dim / 2 + 2)
+        verdict = "passes" if sums[worst] >= 0 else "fails"
+        ax.set_title(
+            f"$\\mathcal{{B}}(\\Delta) = \\sum_i \\cos(\\Delta\\theta_i)$ at b = {base:,.0f}\n"
+            f"min {sums[worst]:+.3f} at Δ = {worst}: {verdict}"
+        )
+        self.marker.set_data([base], [sums[worst]])
 
 
 class MropeGridPlot(LivePlot):
