@@ -160,6 +160,9 @@ def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
     return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
 
 
+_YARN_RAMPS = ("code", "paper")
+
+
 def yarn_ramp(
     head_dim: int,
     base: float,
@@ -168,16 +171,36 @@ def yarn_ramp(
     beta_slow: float = 1.0,  # pairs turning fewer than beta_slow times are fully interpolated
     *,
     truncate: bool = True,
+    ramp: str = "code",
     backend: Backend = "numpy",
 ) -> Array:
     """YaRN's per-pair weight γ_i ∈ [0, 1] of the *original* frequency (1 = untouched, 0 = fully interpolated).
 
-    Pair i completes L·θ_i/(2π) turns over the original context L. Pairs with
-    more than β_fast turns keep θ_i; pairs with fewer than β_slow turns get θ_i/s;
-    a linear ramp over the pair index joins the two. The pair index at which a
-    pair completes r turns is d·ln(L / (2πr)) / (2 ln base).
+    Pair i completes τ_i = L·θ_i/(2π) turns over the original context L. Pairs with more than
+    β_fast turns keep θ_i; pairs with fewer than β_slow turns get θ_i/s. Between the two, the paper
+    and the code that models run disagree, and ``ramp`` picks one:
+
+    * ``"code"`` (default): linear in the **pair index** i, from ⌊i(β_fast)⌋ (γ = 1) to ⌈i(β_slow)⌉
+      (γ = 0), where i(τ) = d·ln(L/(2πτ))/(2 ln base) is the (fractional) pair with τ turns. This is
+      the reference implementation's ``_yarn_linear_ramp_mask`` (jquesnelle/yarn) and Hugging Face's
+      ``_compute_yarn_parameters``, so it is what every YaRN checkpoint was fine-tuned and is served
+      with; ``truncate=False`` drops the floor and ceil (Hugging Face's ``truncate`` key).
+    * ``"paper"``: linear in the **number of turns**, γ = (τ_i − β_slow)/(β_fast − β_slow) clipped to
+      [0, 1], as Peng et al. 2023 (arXiv:2309.00071, "NTK-by-parts") define γ(r) with r = L/λ.
+      ``truncate`` does not apply. The two ramps agree on the kept and the fully divided pairs and
+      differ inside the ramp (the question of jquesnelle/yarn issue #60, still open). One more
+      difference: when even pair 0 turns fewer than β_fast times over L, the code clamps its ramp's
+      start to pair 0 and keeps that pair, where the paper's ramp already lowers it.
     """
+    if ramp not in _YARN_RAMPS:
+        raise ValueError(f"ramp must be one of {_YARN_RAMPS}, got {ramp!r}")
     xp = namespace(backend)
+    i = xp.arange(head_dim // 2, dtype=xp.float64)
+    if ramp == "paper":
+        if not beta_fast > beta_slow > 0:
+            raise ValueError(f"the paper's ramp needs beta_fast > beta_slow > 0, got {beta_fast} and {beta_slow}")
+        turns = original_max_position_embeddings * rope_frequencies(head_dim, base, backend=backend) / (2 * math.pi)
+        return xp.clip((turns - beta_slow) / (beta_fast - beta_slow), 0, 1)
 
     def pair_index_with_turns(turns: float) -> float:
         return head_dim * math.log(original_max_position_embeddings / (turns * 2 * math.pi)) / (2 * math.log(base))
@@ -188,7 +211,6 @@ def yarn_ramp(
     low, high = max(low, 0), min(high, head_dim - 1)
     if low == high:
         high += 0.001  # avoid a division by zero, as the reference code does
-    i = xp.arange(head_dim // 2, dtype=xp.float64)
     return 1 - xp.clip((i - low) / (high - low), 0, 1)
 
 
@@ -203,6 +225,7 @@ def yarn_ramp(
         "mscale",
         "mscale_all_dim",
         "truncate",
+        "ramp",
     ),
 )
 def _yarn(
@@ -212,6 +235,8 @@ def _yarn(
 
     Keys (Hugging Face defaults): beta_fast = 32, beta_slow = 1, attention_factor
     (overrides the formula), mscale / mscale_all_dim (DeepSeek's variant), truncate = True.
+    ``ramp`` ("code" by default, or "paper") is poslib's own key, not Hugging Face's: it picks the
+    ramp of :func:`yarn_ramp`.
     """
     s = _get(cfg, "factor")
     original = _get(cfg, "original_max_position_embeddings")
@@ -222,6 +247,7 @@ def _yarn(
         _get(cfg, "beta_fast", 32.0),
         _get(cfg, "beta_slow", 1.0),
         truncate=True if cfg.get("truncate") is None else bool(cfg["truncate"]),
+        ramp="code" if cfg.get("ramp") is None else cfg["ramp"],
         backend=backend,
     )
     theta = rope_frequencies(head_dim, base, backend=backend)

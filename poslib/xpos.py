@@ -91,8 +91,9 @@ def apply_xpos(
 ) -> Array:
     """RoPE-rotate ``x`` and scale pair i by ζ_i^(±(n − centre)/scale_base) (queries ×, keys ÷), in one pass.
 
-    Use one ``centre`` for queries and keys: the scores then carry ζ_i^((n − m)/scale_base) whatever
-    it is. Raises ``ValueError`` when a position is too far from ``centre`` for ``x``'s dtype (see the
+    Use one ``centre`` for queries and keys: the scores of query m and key n then carry
+    ζ_i^((m − n)/scale_base), which decays with the distance m − n ≥ 0, whatever the centre is.
+    Raises ``ValueError`` when a position is too far from ``centre`` for ``x``'s dtype (see the
     module docstring); rotary-embedding-torch's ``xpos`` corresponds to ``centre = seq_len // 2``.
     """
     _check_positions(x, positions, inv_freq, layout, None)

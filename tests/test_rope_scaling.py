@@ -59,6 +59,74 @@ def test_yarn_keeps_fast_pairs_and_interpolates_slow_pairs():
     assert ((f[mid] < theta[mid]) & (f[mid] > theta[mid] / s)).any()
 
 
+def test_yarn_ramps_code_and_paper_at_independent_values():
+    # d = 128, L = 4096, base 10⁴: the pair with τ turns is i(τ) = 64·ln(4096/(2πτ))/ln 10⁴,
+    # i(32) = 20.95… and i(1) = 45.03…, so the code's ramp runs over the pair index from 20 to 46.
+    code, paper = P.yarn_ramp(D, BASE, L), P.yarn_ramp(D, BASE, L, ramp="paper")
+    assert code[30] == pytest.approx(1 - (30 - 20) / (46 - 20), rel=1e-12)  # 0.615…
+    turns_30 = L * BASE ** (-60 / 128) / (2 * math.pi)  # 8.693… turns
+    assert paper[30] == pytest.approx((turns_30 - 1) / (32 - 1), rel=1e-12)  # 0.248…
+    assert round(code[30], 3) == 0.615 and round(paper[30], 3) == 0.248  # the numbers notebook 06 prints
+    # kept (γ = 1) for pairs 0…20 and fully divided (γ = 0) for pairs 46…63 under both ramps
+    for gamma in (code, paper):
+        assert (gamma[:21] == 1).all() and (gamma[21:46] < 1).all() and (gamma[21:46] > 0).all()
+        assert (gamma[46:] == 0).all()
+    # inside the ramp the frequencies differ: by more than 2× at the worst pair (2.30×, pair 36)
+    s = 8.0
+    f_code = inv({"rope_type": "yarn", "factor": s, "original_max_position_embeddings": L})[0]
+    f_paper = inv({"rope_type": "yarn", "factor": s, "original_max_position_embeddings": L, "ramp": "paper"})[0]
+    np.testing.assert_allclose(f_paper, paper * theta + (1 - paper) * theta / s, rtol=1e-12)
+    ratio = np.maximum(f_code / f_paper, f_paper / f_code)
+    assert 2.2 < ratio.max() < 2.4 and ratio.argmax() == 36
+
+
+@given(
+    log2_len=st.integers(12, 20),  # pair 0 turns L/2π ≥ 652 > β_fast times (else the code's start clamps to 0)
+    log10_base=st.floats(3.0, 7.0),
+    d=st.sampled_from([16, 64, 128, 256]),
+    beta_fast=st.sampled_from([16.0, 32.0, 64.0]),
+)
+def test_yarn_ramps_agree_on_the_kept_and_the_fully_divided_pairs(log2_len, log10_base, d, beta_fast):
+    # The code ramp rounds its ends outwards to whole pair indices; a pair with more than β_fast turns
+    # (fewer than β_slow) is then kept (fully divided) by both, so only the pairs strictly inside differ.
+    length, base = 2**log2_len, 10.0**log10_base
+    code = P.yarn_ramp(d, base, length, beta_fast, 1.0)
+    paper = P.yarn_ramp(d, base, length, beta_fast, 1.0, ramp="paper")
+    np.testing.assert_array_equal(code == 1, paper == 1)
+    np.testing.assert_array_equal(code == 0, paper == 0)
+
+
+def test_yarn_ramp_rejects_an_unknown_ramp():
+    with pytest.raises(ValueError, match="ramp must be one of"):
+        P.yarn_ramp(D, BASE, L, ramp="turns")
+    with pytest.raises(ValueError, match="ramp must be one of"):
+        inv({"rope_type": "yarn", "factor": 8, "original_max_position_embeddings": L, "ramp": "Paper"})
+    with pytest.raises(ValueError, match="beta_fast > beta_slow"):
+        P.yarn_ramp(D, BASE, L, 1.0, 32.0, ramp="paper")
+
+
+def test_yarn_paper_ramp_numpy_and_torch_agree():
+    torch = pytest.importorskip("torch")
+    a = P.yarn_ramp(D, BASE, L, ramp="paper")
+    b = P.yarn_ramp(D, BASE, L, ramp="paper", backend="torch")
+    assert isinstance(b, torch.Tensor) and b.dtype == torch.float64
+    np.testing.assert_allclose(b.numpy(), a, rtol=1e-14)
+
+
+@pytest.mark.parametrize("rope_type", ["linear", "yarn"])
+@pytest.mark.parametrize("s", [2, 7, 8, 16])
+def test_pi_and_yarn_leave_at_most_one_token_step_of_new_angle_at_sL(rope_type, s):
+    # Run at L' = sL, pair i reaches (sL − 1)·θ'_i against the trained (L − 1)·θ_i. For PI θ' = θ/s,
+    # so the new arc is (sL − 1)θ/s − (L − 1)θ = (1 − 1/s)·θ_i: less than one token's step. YaRN divides
+    # every unturned pair by s too. A wrong factor (7 at s = 8) leaves (8L − 1)/7 − (L − 1) ≈ L/7 steps.
+    f = inv({"rope_type": rope_type, "factor": float(s), "original_max_position_embeddings": L})[0]
+    reach = np.minimum(2 * np.pi, (s * L - 1) * f)
+    new_arc = np.clip(reach - (L - 1) * theta, 0, None)
+    new_arc[(L - 1) * theta >= 2 * np.pi] = 0  # a pair that turned in training has seen every angle
+    assert (new_arc <= (1 - 1 / s) * theta * (1 + 1e-9)).all()
+    np.testing.assert_allclose(P.rope_unseen_angle(theta, L, s * L, infer_inv_freq=f), new_arc, atol=1e-12)
+
+
 def test_yarn_attention_factor_overrides():
     _, a = inv({"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": L, "attention_factor": 1.0})
     assert a == 1.0
