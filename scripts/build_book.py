@@ -1,16 +1,17 @@
 """Build the course as a static HTML book that reads offline: python scripts/build_book.py [--out build/book]
 
 The book is made from the notebooks as stored, with their outputs (nothing is executed), by nbconvert with the
-template in scripts/book/. Pages, in course order: contents (index.html), notebooks 00–08, the glossary and the
-notation table (docs/glossary.md, docs/notation.md). Every page has previous/next links and links to the contents,
-glossary and notation.
+template in scripts/book/. Pages, in course order: contents (index.html), every notebook of notebooks/ (NN_*.ipynb),
+the glossary and the notation table (docs/glossary.md, docs/notation.md). Every page has previous/next links and
+links to the contents, glossary and notation. The contents page states the counts and the size of the build it
+belongs to, computed while building (nothing in it is typed by hand).
 
 Nothing loads from the network: MathJax 2.7 is copied from jupyter-server-mathjax (pinned in requirements.txt)
 into the book's mathjax/ folder; require.js, the widget manager and mermaid, which nbconvert would take from a CDN,
 are left out. Live widgets cannot run without a kernel, so each widget output becomes a note that names its
 controls; the static figure the notebook stores beside it stays. Every PNG gets alt text made from its cell's
 context (the section heading and the sentence that introduces it). The pages follow the reader's light or dark
-setting (prefers-color-scheme); figures sit on a light card.
+setting (prefers-color-scheme); figures sit on a light card, dimmed in dark mode, never wider than their column.
 
 Known limit: Chromium refuses web fonts to pages opened from file: (a CORS rule), so there MathJax lays the math
 out with the reader's installed fonts instead of its STIX web fonts (Firefox, or any page served over http,
@@ -40,6 +41,10 @@ DOCS = ROOT / "docs"
 TEMPLATES = ROOT / "scripts" / "book"
 TEMPLATE_NAME = "poslib_book"
 DEFAULT_OUT = ROOT / "build" / "book"
+# How the contents page tells a reader to run the notebooks: the README's open command (tests/browser/test_book.py
+# holds them equal). Run in the repository's folder, it makes that folder JupyterLab's root, so the notebooks'
+# links to ../docs/ resolve; `jupyter lab notebooks/…` alone would make notebooks/ the root.
+OPEN_COMMAND = "jupyter lab --notebook-dir=. notebooks/00_tour.ipynb"
 
 # MathJax's entry point inside the book and the combined configuration it loads (TeX input, HTML-CSS output)
 # plus Safe (no javascript: links or styles from the TeX). Both config files must be in the copied folder.
@@ -53,6 +58,7 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 _CONTROL_MODEL = re.compile(r"(Slider|Dropdown|Checkbox|ToggleButton|RadioButtons|Select|Text|Button|Play)\w*Model$")
 _NOTEBOOK_LINK = re.compile(r'href="(?:\.\./notebooks/|notebooks/)?(\d\d_\w+)\.ipynb(#[^"]*)?"')
 _DOC_LINK = re.compile(r'href="(?:\.\./)?(?:docs/)?(glossary|notation)\.md(#[^"]*)?"')
+_PNG_IMG = re.compile(r'<img\b[^>]*\bsrc="data:image/png')  # nbconvert may reorder the attributes
 _HEADING = re.compile(r'<h2 id="([^"]+)"[^>]*>(.*?)(?:<a class="anchor-link".*?)?</h2>', re.S)
 
 
@@ -273,15 +279,49 @@ def _nav(pages: list[Page], i: int) -> dict[str, Any]:
     return {"prev": link(i - 1), "next": link(i + 1), "position": i + 1, "count": len(pages)}
 
 
-def _contents_markdown(notebooks: list[Page], sections: dict[str, list[tuple[str, str]]]) -> str:
+@dataclass(frozen=True)
+class BookSize:
+    """What the contents page says about the build: pages, figures and bytes (MathJax's share apart)."""
+
+    pages: int
+    figures: int
+    total_bytes: int
+    mathjax_bytes: int
+
+    def sentence(self) -> str:
+        mib = 2**20
+        return (
+            f"This build: {self.pages} pages with {self.figures} figures, "
+            f"{self.total_bytes / mib:.1f} MiB in all, of which {self.mathjax_bytes / mib:.1f} MiB is MathJax."
+        )
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes of every file under ``folder``."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def _count_words(n: int) -> str:
+    """A count as a reader says it: words up to twelve, digits above."""
+    words = "zero one two three four five six seven eight nine ten eleven twelve".split()
+    return words[n] if 0 <= n < len(words) else str(n)
+
+
+def _contents_markdown(
+    notebooks: list[Page], sections: dict[str, list[tuple[str, str]]], size: BookSize | None = None
+) -> str:
+    numbers = [p.slug[:2] for p in notebooks]
+    span = f" ({numbers[0]}–{numbers[-1]})" if len(numbers) > 1 else ""
     lines = [
         "# Positional Encodings, Interactively",
         "",
         "How do Transformers and LLMs know where a token is? The course answers with derivations, figures and",
-        "checks in nine notebooks, read in order. This book shows them as they were last run, with every figure;",
-        "it needs no installation and no network. The sliders need a running kernel: to move them, install the",
-        "project (`pip install -r requirements.txt`) and open the notebooks with `jupyter lab notebooks/`.",
+        f"checks in {_count_words(len(notebooks))} notebooks{span}, read in order. This book shows them as they",
+        "were last run, with every figure; it needs no installation and no network. The sliders need a running",
+        "kernel: to move them, install the project (`pip install -r requirements.txt`) and, in the repository's",
+        f"folder, open the course with `{OPEN_COMMAND}`.",
         "",
+        *([size.sentence(), ""] if size else []),
         "## Contents",
         "",
     ]
@@ -358,24 +398,31 @@ def build(out: Path = DEFAULT_OUT, notebooks: list[Path] | None = None) -> list[
 
     exporter = _exporter()
     bodies: dict[str, str] = {}
+    written = []
     for i, page in enumerate(pages):
         if page is index:
-            continue  # written last, from the headings of the others
+            continue  # written last, from the headings of the others and the size of everything else
         body, _ = exporter.from_notebook_node(prepare(page), resources={"book": _nav(pages, i)})
         bodies[page.slug] = _rewrite_links(body)
-    index.nb = nbformat.v4.new_notebook(
-        cells=[
-            nbformat.v4.new_markdown_cell(_contents_markdown(nb_pages, {s: _sections(b) for s, b in bodies.items()}))
-        ]
-    )
-    body, _ = exporter.from_notebook_node(prepare(index), resources={"book": _nav(pages, 0)})
-    bodies["index"] = body
-    written = []
-    for page in pages:
         path = out / page.href
         path.write_text(bodies[page.slug], encoding="utf-8")
         written.append(path)
-    return written
+    sections = {s: _sections(b) for s, b in bodies.items()}
+    figures = sum(len(_PNG_IMG.findall(b)) for b in bodies.values())
+    rest, mathjax = folder_bytes(out), folder_bytes(out / MATHJAX_DIR)
+    # The index counts itself: render it, measure it, and render again until the stated size is its own.
+    index_bytes = 0
+    for _ in range(4):
+        size = BookSize(len(pages), figures, rest + index_bytes, mathjax)
+        index.nb = nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_markdown_cell(_contents_markdown(nb_pages, sections, size))]
+        )
+        body, _ = exporter.from_notebook_node(prepare(index), resources={"book": _nav(pages, 0)})
+        if len(body.encode("utf-8")) == index_bytes:
+            break
+        index_bytes = len(body.encode("utf-8"))
+    (out / index.href).write_text(body, encoding="utf-8")
+    return [out / index.href, *written]
 
 
 def main() -> None:
