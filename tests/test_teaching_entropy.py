@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from poslib import teaching
 
@@ -77,3 +78,37 @@ def test_logn_rise_errors():
         f((64, 256), 1)
     with pytest.raises(ValueError, match="seeds"):
         f((64, 256), 64, seeds=[])
+
+
+# ---------- logn_entropy_slopes (notebook 06's claim (g), over seeds) ----------
+def test_logn_slope_matches_a_fit_computed_by_hand():
+    # seed 2, lengths 4, 8, 16, L = 4, d = 2, 3 queries: the draw, the entropies and the slope written out
+    lengths, L, std = (4, 8, 16), 4, 1.5
+    got = teaching.entropy.logn_entropy_slopes([std], L, lengths, seeds=[2], dim=2, n_queries=3)
+    h = []
+    for n in lengths:
+        rng = np.random.default_rng([2, n])
+        q, k = rng.standard_normal((3, 2)), rng.standard_normal((n, 2))
+        z = q @ k.T / math.sqrt(2) * std * max(1.0, math.log(n) / math.log(L))
+        w = np.exp(z - z.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        h.append(float(-(w * np.log(w)).sum(axis=1).mean()))
+    expected = np.polyfit(np.log(lengths), h, 1)[0]
+    assert got.shape == (1, 1)
+    assert got[0, 0] == pytest.approx(expected, rel=1e-9)
+
+
+def test_logn_slopes_are_one_independent_draw_per_seed():
+    slopes = teaching.entropy.logn_entropy_slopes([2.5, 3.5], 64, (64, 256), seeds=range(4), n_queries=8)
+    assert slopes.shape == (2, 4)
+    assert len(np.unique(slopes[0])) == 4  # four seeds, four draws
+
+
+def test_logn_slope_errors():
+    f = teaching.entropy.logn_entropy_slopes
+    with pytest.raises(ValueError, match="two different lengths"):
+        f([1.0], 64, (64, 64))
+    with pytest.raises(ValueError, match="score_stds"):
+        f([], 64, (64, 128))
+    with pytest.raises(ValueError, match="seeds"):
+        f([1.0], 64, (64, 128), seeds=[])

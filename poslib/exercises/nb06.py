@@ -53,13 +53,13 @@ def check_ntk_base(answer: Any) -> Feedback:
 
 
 def check_uniform_entropy(answer: Any) -> Feedback:
-    """Entropy of uniform attention over n = 64, 512, 4096 keys, in nats."""
-    n = np.array([64.0, 512.0, 4096.0])
+    """Entropy of uniform attention over N = 64, 512, 4096 keys, in nats."""
+    N = np.array([64.0, 512.0, 4096.0])
     return check_array(
         answer,
-        np.log(n),
+        np.log(N),
         what="three entropies, in nats",
-        diagnoses=log_slips(n, "natural log", "entropies in nats"),
+        diagnoses=log_slips(N, "natural log", "entropies in nats"),
     )
 
 
@@ -115,17 +115,17 @@ EXERCISES = (
         key="uniform-entropy",
         title="Entropy of uniform attention",
         prompt=(
-            "Scores that carry no information give uniform attention over the $n$ keys. Compute its entropy "
-            "for $n = 64, 512, 4096$ in nats: the ceiling the entropy curves of §3 approach."
+            "Scores that carry no information give uniform attention over the $N$ keys. Compute its entropy "
+            "for $N = 64, 512, 4096$ in nats: the ceiling the entropy curves of §3 approach."
         ),
-        hint="$H = -\\sum_j w_j \\ln w_j$ with $w_j = 1/n$.",
-        setup="n = np.array([64, 512, 4096])",
+        hint="$H = -\\sum_n a_{m,n} \\ln a_{m,n}$ with every weight $a_{m,n} = 1/N$.",
+        setup="N = np.array([64, 512, 4096])",
         stub="answer = None  # three entropies, nats",
-        solution="answer = np.log(n)",
+        solution="answer = np.log(N)",
         check=check_uniform_entropy,
         mistakes=(
-            Mistake("answer = np.log2(n)", "bits"),
-            Mistake("answer = np.log10(n)", "log₁₀"),
+            Mistake("answer = np.log2(N)", "bits"),
+            Mistake("answer = np.log10(N)", "log₁₀"),
         ),
     ),
 )

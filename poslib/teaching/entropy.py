@@ -22,7 +22,7 @@ from .._backend import Array, Backend, check_positive, check_positive_int, names
 from ..attn import attention_entropy, softmax
 from ..logn import logn_scale
 
-__all__ = ["LognEntropyRise", "attention_entropy_vs_length", "logn_entropy_rise_over_seeds"]
+__all__ = ["LognEntropyRise", "attention_entropy_vs_length", "logn_entropy_rise_over_seeds", "logn_entropy_slopes"]
 
 
 @functools.lru_cache(maxsize=64)
@@ -150,3 +150,39 @@ def logn_entropy_rise_over_seeds(
             plain[a, b] = float(attention_entropy(softmax(scores)).mean())
             scaled[a, b] = float(attention_entropy(softmax(scores * logn_scale(n, train_len))).mean())
     return LognEntropyRise(lengths_, train_len, plain, scaled)
+
+
+def logn_entropy_slopes(
+    score_stds: Sequence[float],
+    train_len: int,
+    lengths: Sequence[int],
+    *,
+    seeds: Sequence[int] = tuple(range(20)),
+    dim: int = 64,
+    n_queries: int = 128,
+) -> np.ndarray:
+    """Slope dH/d ln N of the log-n-scaled entropy curve, least squares over ``lengths``, per spread and seed.
+
+    Returns an array of shape ``(len(score_stds), len(seeds))``: for each score spread σ and each seed,
+    :func:`attention_entropy_vs_length` with log-n scaling at ``train_len`` (one independent draw of
+    queries and keys per seed) and the straight-line fit of H against ln N. Notebook 06 reads the sign:
+    positive where log-n scaling still lets the entropy rise, negative where it turns it down, and a
+    claim about the sign holds only if it holds on every seed.
+    """
+    lengths_ = [int(n) for n in lengths]
+    if len(set(lengths_)) < 2:
+        raise ValueError(f"lengths must hold at least two different lengths to fit a slope, got {lengths!r}")
+    stds = [float(v) for v in score_stds]
+    if not stds:
+        raise ValueError("score_stds must name at least one score spread, got none")
+    seeds_ = [int(v) for v in seeds]
+    if not seeds_:
+        raise ValueError("seeds must name at least one seed, got none")
+    x = np.log(np.array(lengths_, dtype=np.float64))
+    x = x - x.mean()
+    out = np.empty((len(stds), len(seeds_)))
+    for a, std in enumerate(stds):
+        for b, seed in enumerate(seeds_):
+            h = attention_entropy_vs_length(lengths_, train_len, score_std=std, dim=dim, n_queries=n_queries, seed=seed)
+            out[a, b] = float(x @ (h - h.mean()) / (x @ x))  # least-squares slope in ln N
+    return out

@@ -2,7 +2,7 @@
 
 Sliders drive :class:`UnseenAnglePlot` (inference length, pair),
 :class:`EntropyPlot` (training length, score spread), :class:`ScalingPlot`
-(factor s, current length), :class:`XposDecayPlot` (γ, scale base) and
+(factor s, current length N), :class:`XposDecayPlot` (γ, scale length B_ζ) and
 :class:`BiasCurvesPlot` (KERPLE's r₁, r₂). Every number drawn comes from
 poslib; the classes only lay it out.
 """
@@ -114,11 +114,11 @@ class UnseenAnglePlot(LivePlot):
 
 
 class EntropyPlot(LivePlot):
-    """Entropy of an attention row against the number of keys n, plain and with log-n scaling (problem 2).
+    """Entropy of an attention row against the number of keys N, plain and with log-n scaling (problem 2).
 
     Scores are ``score_std · q·k/√d`` for random q, k
     (:func:`poslib.teaching.attention_entropy_vs_length`); log-n scaling multiplies them
-    by max(1, ln n / ln L). ln n, the entropy of uniform attention, is the ceiling.
+    by max(1, ln N / ln L). ln N, the entropy of uniform attention, is the ceiling.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"train_len": 512, "score_std": 2.5}
@@ -134,12 +134,12 @@ class EntropyPlot(LivePlot):
     def build(self) -> Figure:
         n = np.array(self.lengths)
         fig, ax = new_figure(9.8, 4.0)
-        ax.semilogx(n, np.log(n), color="0.5", ls=":", label="ln n (uniform attention)")
+        ax.semilogx(n, np.log(n), color="0.5", ls=":", label="ln N (uniform attention)")
         (self.plain,) = ax.semilogx(n, np.zeros(len(n)), "o-", color="C1", label="plain softmax")
-        (self.scaled,) = ax.semilogx(n, np.zeros(len(n)), "s--", color="C0", label="× ln n / ln L (log-n scaling)")
+        (self.scaled,) = ax.semilogx(n, np.zeros(len(n)), "s--", color="C0", label="× ln N / ln L (log-n scaling)")
         self.train_mark = ax.axvline(1, color="0.3", ls="--", lw=1, label="training length L")
         ax.set(
-            xlabel="number of keys n (tokens)",
+            xlabel="number of keys N (tokens)",
             ylabel="entropy of an attention row (nats)",
             ylim=(0, 10.5),
             xlim=(self.lengths[0] / 1.3, self.lengths[-1] * 1.3),
@@ -165,8 +165,8 @@ def scaling_configs(factor: float, original: int) -> dict[str, dict[str, Any]]:
     return {
         "PI (linear)": {"rope_type": "linear", "factor": factor},
         "NTK-aware": {"rope_type": "ntk", "factor": factor},
-        # factor 1: s'(n) = n/L, just the stretch the current length needs (at n = s·L it equals static NTK);
-        # the target s as the factor would overshoot to s² − s + 1 at n = s·L (notebook 06, section 4.7)
+        # factor 1: s'(N) = N/L, just the stretch the current length N needs (at N = s·L it equals static NTK);
+        # the target s as the factor would overshoot to s² − s + 1 at N = s·L (notebook 06, Going further)
         "dynamic NTK": {"rope_type": "dynamic", "factor": 1.0, "original_max_position_embeddings": original},
         "YaRN": {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": original},
         "Llama-3": {
@@ -182,7 +182,7 @@ def scaling_configs(factor: float, original: int) -> dict[str, dict[str, Any]]:
 class ScalingPlot(LivePlot):
     """Wavelength 2π/θᵢ' of every pair before and after each RoPE scaling rule, and the ratio θᵢ'/θᵢ.
 
-    ``factor`` is s; ``current_len`` is the sequence length dynamic NTK sees
+    ``factor`` is s; ``current_len`` is the sequence length N dynamic NTK sees
     (the others do not depend on it).
     """
 
@@ -232,7 +232,7 @@ class ScalingPlot(LivePlot):
             inv_freq, _ = rope_inv_freq(self.head_dim, self.base, cfg, seq_len=n)
             self.waves[name].set_ydata(TWO_PI / inv_freq)
             self.ratios[name].set_ydata(inv_freq / self.theta)
-        self.wave_legend.get_texts()[1 + list(self.styles).index("dynamic NTK")].set_text(f"dynamic NTK, n = {n:,}")
+        self.wave_legend.get_texts()[1 + list(self.styles).index("dynamic NTK")].set_text(f"dynamic NTK, N = {n:,}")
         self.long_line.set_ydata([s * self.original] * 2)
         self.long_text.set_position((1, s * self.original))
         self.long_text.set_text(f"s·L = {s * self.original:,.0f}")
@@ -241,7 +241,7 @@ class ScalingPlot(LivePlot):
 
 
 class XposDecayPlot(LivePlot):
-    """XPOS's extra factor ζᵢ^(Δ/B) on the score of two tokens Δ apart, for a few pairs (B: ``scale_base``).
+    """XPOS's extra factor ζᵢ^((m−n)/B_ζ) on the score of query m and key n, for a few pairs (B_ζ: ``scale_base``).
 
     ζᵢ = (2i/d + γ)/(1 + γ): the fast pairs (small i) decay fastest.
     """
@@ -265,8 +265,8 @@ class XposDecayPlot(LivePlot):
             for k, i in enumerate(self.pairs)
         ]
         ax.set(
-            xlabel="distance Δ = m − n, query m, key n (tokens)",
-            ylabel=r"decay factor $\zeta_i^{\,\Delta/B}$",
+            xlabel="distance m − n, query m, key n (tokens)",
+            ylabel=r"decay factor $\zeta_i^{\,(m-n)/B_\zeta}$",
             xlim=(0, self.distance[-1]),
         )
         legend_outside(ax)
@@ -276,7 +276,7 @@ class XposDecayPlot(LivePlot):
 
     def redraw(self) -> None:
         gamma, base = float(self.params["gamma"]), float(self.params["scale_base"])
-        # the factor on a score is the query's ζ^(m/B) times the key's ζ^(−n/B); with the key at 0 that is ζ^(Δ/B)
+        # the factor on a score is the query's ζ^(m/B_ζ) times the key's ζ^(−n/B_ζ); key at 0: ζ^(m/B_ζ)
         decay = xpos_scale(self.distance, self.head_dim, scale_base=base, gamma=gamma)
         for line, i in zip(self.lines, self.pairs, strict=True):
             line.set_ydata(decay[:, i])
@@ -284,15 +284,15 @@ class XposDecayPlot(LivePlot):
         low = float(decay[:, list(self.pairs)].min())
         self.ax.set_ylim(max(low, 1e-30) / 2, 1.5)
         self.ax.set_title(
-            f"XPOS decay per pair (d = {self.head_dim}, γ = {gamma:g}, scale base B = {base:,.0f} tokens)"
+            f"XPOS decay per pair (d = {self.head_dim}, γ = {gamma:g}, scale length $B_\\zeta$ = {base:,.0f} tokens)"
         )
 
 
 class BiasCurvesPlot(LivePlot):
     """Bias added to a score against distance: ALiBi's lines, KERPLE's power and log kernels, Sandwich.
 
-    KERPLE: −r₁·Δ^r₂ (power, 0 < r₂ ≤ 2) and −r₁·ln(1 + r₂·Δ) (log); Sandwich:
-    Σₖ [cos(Δ·ωₖ) − 1] over d/2 sinusoidal frequencies, divided by 8 (its last head of 8).
+    KERPLE: −r₁·|m−n|^r₂ (power, 0 < r₂ ≤ 2) and −r₁·ln(1 + r₂·|m−n|) (log); Sandwich:
+    Σᵢ [cos((m−n)·ωᵢ) − 1] over d/2 sinusoidal frequencies, divided by 8 (its last head of 8).
     """
 
     defaults: ClassVar[dict[str, Any]] = {"r1": 2.0, "power_r2": 0.5, "log_r2": 1.0}
@@ -322,7 +322,7 @@ class BiasCurvesPlot(LivePlot):
         (self.power,) = ax.plot(self.distance, zeros, lw=2, label="KERPLE power", **series(3, n))
         (self.log,) = ax.plot(self.distance, zeros, lw=2, label="KERPLE log", **series(4, n))
         ax.set(
-            xlabel="distance |i − j| (tokens)",
+            xlabel="distance |m − n| (tokens)",
             ylabel="bias added to the score",
             ylim=(-40, 2),
             title="Distance penalties (view clipped at −40)",
@@ -339,5 +339,5 @@ class BiasCurvesPlot(LivePlot):
         )
         self.log.set_ydata(kerple_bias(r1, lr2, q_len=1, k_len=self.max_distance + 1, kind="log").squeeze(0)[0, ::-1])
         texts = self.legend.get_texts()
-        texts[3].set_text(f"KERPLE power\n$-{r1:g}\\,\\Delta^{{{pr2:g}}}$")
-        texts[4].set_text(f"KERPLE log\n$-{r1:g}\\,\\ln(1 + {lr2:g}\\,\\Delta)$")
+        texts[3].set_text(f"KERPLE power\n$-{r1:g}\\,|m-n|^{{{pr2:g}}}$")
+        texts[4].set_text(f"KERPLE log\n$-{r1:g}\\,\\ln(1 + {lr2:g}\\,|m-n|)$")
