@@ -56,6 +56,13 @@ MODULE_ORDER = (
     "attn",
 )
 
+# What a constant is, for the constants whose source has no comment above them (the comment wins when written).
+CONSTANT_NOTES = {
+    "ROPE_SCALINGS": "the registry of RoPE scalings by name: `register_rope_scaling` adds a variant, `rope_inv_freq` "
+    "looks the `rope_type` up here",
+    "ROPE_SCALING_KEYS": "per registered variant, the scaling keys it reads (filled by `register_rope_scaling`)",
+}
+
 PREAMBLE = """\
 Everything below is importable from `poslib` and is listed once in `poslib.__all__`. This page is
 written by `python scripts/api_reference.py` from the code (signatures by `inspect.signature`, the first
@@ -221,6 +228,7 @@ def entry(name: str, module: str) -> list[str]:
                 lines.append("")
     else:
         declared, comment = constant_source(module, name)
+        comment = comment or CONSTANT_NOTES.get(name, "")
         kind = declared or type(obj).__name__
         lines += [
             f"`{name}: {kind}`" + (f": {comment}" if comment else ""),
