@@ -4,7 +4,7 @@ The ``scaling`` dictionary follows Hugging Face's ``rope_scaling`` convention
 (``transformers/modeling_rope_utils.py``): ``{"rope_type": …, "factor": …, …}``;
 the legacy key ``"type"`` is accepted too (older configs use it). Every variant
 returns ``(inv_freq, attention_factor)``; ``attention_factor`` multiplies cos
-and sin (so scores by its square) and is 1 except for YaRN.
+and sin (so scores by its square) and is 1 except for YaRN and LongRoPE.
 
 Notation: d = head_dim, s = factor, L = original_max_position_embeddings,
 θ_i = base^(−2i/d).
@@ -18,6 +18,7 @@ rope_type             new frequencies                                           
 ``dynamic``           ntk with s' = s·n/L − (s−1) for the current length n > L  emozilla, 2023; HF ``dynamic``
 ``yarn``              ramp between θ_i (fast pairs) and θ_i/s (slow pairs)      Peng et al. 2023, arXiv:2309.00071
 ``llama3``            θ_i for short wavelengths, θ_i/s for long, smooth between  Meta Llama 3.1 (2024)
+``longrope``          θ_i / λ_i, searched per-pair factors (short, long lists)  Ding et al. 2024, arXiv:2402.13753
 ====================  ========================================================  =================================
 
 Against Hugging Face's RoPE init functions (tests/test_reference.py): the same formulas, but
@@ -41,6 +42,7 @@ __all__ = [
     "COMMON_KEYS",
     "ROPE_SCALINGS",
     "ROPE_SCALING_KEYS",
+    "longrope_attention_factor",
     "register_rope_scaling",
     "rope_inv_freq",
     "yarn_attention_factor",
@@ -284,6 +286,68 @@ def _llama3(
     wavelength = 2 * math.pi / theta
     t = xp.clip((original / wavelength - low) / (high - low), 0, 1)  # 0 for long waves, 1 for short ones
     return (1 - t) * theta / s + t * theta, 1.0
+
+
+def _factor_list(cfg: Mapping[str, Any], key: str, n_pairs: int) -> list[float]:
+    """``cfg[key]`` as n_pairs positive per-pair factors, with an error naming the key otherwise."""
+    values = cfg.get(key)
+    if values is None:
+        raise ValueError(f"rope_scaling of type 'longrope' needs the key {key!r} (a list of {n_pairs} factors)")
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise ValueError(f"rope_scaling[{key!r}] must be a list of {n_pairs} factors, got {type(values).__name__}")
+    if len(values) != n_pairs:
+        raise ValueError(f"rope_scaling[{key!r}] must hold one factor per rotated pair ({n_pairs}), got {len(values)}")
+    out = []
+    for index, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"rope_scaling[{key!r}][{index}] must be a positive number, got {value!r}")
+        out.append(float(value))
+    return out
+
+
+def longrope_attention_factor(factor: float, original_max_position_embeddings: int) -> float:
+    """LongRoPE's default attention factor √(1 + ln s / ln L) (1 when s ≤ 1), as Phi-3 and Hugging Face use it."""
+    if factor <= 1.0:
+        return 1.0
+    return math.sqrt(1.0 + math.log(factor) / math.log(original_max_position_embeddings))
+
+
+@register_rope_scaling(
+    "longrope", ("short_factor", "long_factor", "original_max_position_embeddings", "factor", "attention_factor")
+)
+def _longrope(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
+    """LongRoPE (Ding et al. 2024, arXiv:2402.13753; Phi-3/3.5, Phi-4-mini): θ_i / λ_i, one searched factor per pair.
+
+    Two lists of per-pair factors λ_i: ``short_factor`` for sequences up to the original length L,
+    ``long_factor`` beyond it (``seq_len`` > L picks the long ones, as Hugging Face's
+    ``_compute_longrope_parameters`` and its ``longrope_frequency_update`` do). The attention factor is
+    ``attention_factor`` when given, else √(1 + ln s / ln L) with s = ``factor`` (1 when s ≤ 1); it applies
+    at every length, short sequences included. Phi-3's configs carry no ``factor``: there s is
+    max_position_embeddings / original_max_position_embeddings, which :func:`poslib.rope_from_config`
+    fills in. Cos/sin cached before the switch at L were built with the short factors: a KV cache that
+    crosses L holds keys rotated with other frequencies than the new queries.
+    """
+    original = _get(cfg, "original_max_position_embeddings")
+    n_pairs = head_dim // 2
+    short, long = _factor_list(cfg, "short_factor", n_pairs), _factor_list(cfg, "long_factor", n_pairs)
+    attention = cfg.get("attention_factor")
+    if attention is None:
+        factor = cfg.get("factor")
+        if factor is None:
+            raise ValueError(
+                "rope_scaling of type 'longrope' needs the key 'factor' (or 'attention_factor') to set the "
+                "attention factor; Phi-3's factor is max_position_embeddings / original_max_position_embeddings"
+            )
+        check_positive("rope_scaling['factor']", factor)
+        attention = longrope_attention_factor(factor, original)
+    else:
+        check_positive("rope_scaling['attention_factor']", attention)
+    lam = long if seq_len is not None and seq_len > original else short
+    xp = namespace(backend)
+    ext = xp.asarray(lam, dtype=xp.float64)
+    return rope_frequencies(head_dim, base, backend=backend) / ext, float(attention)
 
 
 def rope_inv_freq(

@@ -218,3 +218,78 @@ def test_deberta_relative_position_matches_build_relative_position():
         np.testing.assert_array_equal(got, outs[at : at + got.size])
         at += got.size
     assert at == outs.size
+
+
+# ---- 2025's variants: LongRoPE (Phi-3), interleaved M-RoPE (Qwen3-VL), learned sinks (gpt-oss) -----------------------
+
+
+def test_longrope_matches_hugging_face_below_at_and_above_the_original_length():
+    offsets = REF["longrope_offsets"]
+    for i, (head_dim, base, partial, original, max_position, seq_len) in enumerate(REF["longrope_cfg"]):
+        factor, attention = REF["longrope_given"][i]
+        scaling = {
+            "rope_type": "longrope",
+            "short_factor": REF["longrope_short"][offsets[i] : offsets[i + 1]].tolist(),
+            "long_factor": REF["longrope_long"][offsets[i] : offsets[i + 1]].tolist(),
+        }
+        if partial != 1.0:
+            scaling["partial_rotary_factor"] = float(partial)
+        if not np.isnan(factor):
+            scaling["factor"] = float(factor)
+        if not np.isnan(attention):
+            scaling["attention_factor"] = float(attention)
+        # Phi-3's config.json form: the two lengths at the top level, the scaling dict beside them
+        config = {
+            "hidden_size": int(head_dim) * 2,
+            "num_attention_heads": 2,
+            "rope_theta": float(base),
+            "max_position_embeddings": int(max_position),
+            "original_max_position_embeddings": int(original),
+            "rope_scaling": scaling,
+        }
+        got, att, rotary_dim = P.rope_from_config(config, seq_len=None if seq_len < 0 else int(seq_len))
+        assert rotary_dim == int(int(head_dim) * partial)
+        want64 = REF["longrope_inv_freq64"][offsets[i] : offsets[i + 1]]
+        close(got, want64)
+        # Hugging Face builds base**(2i/d) and the product in float32: a relative error of a few float32 ulps
+        close(got, REF["longrope_inv_freq32"][offsets[i] : offsets[i + 1]], rtol=8 * 2.0**-23)
+        assert att == pytest.approx(REF["longrope_attention"][i], rel=1e-15)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_interleaved_mrope_matches_qwen3_vl(backend):
+    out, at = REF["qwen3vl_out32"], 0
+    for half, n_t, n_h, n_w, seq, seed, base in REF["qwen3vl_cfg"]:
+        half, seq, seed = int(half), int(seq), int(seed)
+        positions = np.random.default_rng(seed).integers(0, 4096, (3, 1, seq))
+        q = normal(seed, (1, 2, seq, 2 * half)).astype(np.float32).astype(np.float64)
+        inv_freq = P.rope_frequencies(2 * half, float(base))
+        args = (q, positions, inv_freq)
+        if backend == "torch":
+            args = tuple(torch.tensor(a) for a in args)
+        got = P.apply_mrope(*args, [int(n_t), int(n_h), int(n_w)], layout="half", interleaved=True)
+        want = out[at : at + q.size].reshape(q.shape)
+        at += q.size
+        # HF forms the angles p·θ in float32: at p < 4096 rad their error is below 4096·2⁻²³ ≈ 5e-4 rad, and with
+        # cos/sin and the products in float32 the output moves by at most ~1e-3·|q|. A pair on the wrong axis moves
+        # it by O(|q|).
+        close(got.numpy() if backend == "torch" else got, want, rtol=0, atol=2e-3 * np.abs(q).max())
+    assert at == out.size
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_attention_with_sinks_matches_gpt_oss_eager_attention(backend):
+    w_at = o_at = 0
+    for heads, q_len, k_len, dim, seed in REF["sinks_cfg"]:
+        g = np.random.default_rng(int(seed))
+        q, k, v = (g.standard_normal((1, heads, n, dim)) for n in (q_len, k_len, k_len))
+        sinks = g.standard_normal(heads) * 3
+        args = (q, k, v, sinks)
+        if backend == "torch":
+            args = tuple(torch.tensor(a) for a in args)
+        out, w = P.attention(*args[:3], causal=True, sinks=args[3])
+        out, w = (np.asarray(a) for a in (out, w))
+        close(w, REF["sinks_weights"][w_at : w_at + w.size].reshape(w.shape), atol=1e-15)
+        close(out, REF["sinks_out"][o_at : o_at + out.size].reshape(out.shape), atol=1e-14)
+        w_at, o_at = w_at + w.size, o_at + out.size
+    assert (w_at, o_at) == (REF["sinks_weights"].size, REF["sinks_out"].size)

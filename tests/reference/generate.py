@@ -5,7 +5,7 @@ Run, from the repository root, in a separate virtual environment (never the proj
     python3 -m venv /tmp/refenv
     /tmp/refenv/bin/pip install torch==2.13.0 numpy==2.4.6 transformers==5.24.0 \\
         rotary-embedding-torch==0.9.1 x-transformers==2.31.10 einops==0.8.2
-    /tmp/refenv/bin/python tests/reference/generate.py
+    /tmp/refenv/bin/python tests/reference/generate.py [--keep-existing]
 
 The versions actually used are stored in the file (key ``versions``) and checked by
 tests/test_reference.py against the list above. Every function gets ≥ 300 seeded random
@@ -27,6 +27,7 @@ import importlib.metadata as md
 import inspect
 import math
 import pathlib
+import sys
 import textwrap
 from fractions import Fraction
 
@@ -367,6 +368,143 @@ def buckets(out):
     out["debrel_out"] = np.concatenate(rp_out).astype(np.int16)
 
 
+# ---------------------------------------------------------------- 2025's RoPE variants and sinks (issue 27)
+# Their own generator, so the arrays above stay exactly as they were.
+rng27 = np.random.default_rng(20261201)
+LONGROPE64 = float64_copy(hf_rope, ["_compute_longrope_parameters"])
+
+
+def longrope(out):
+    """Hugging Face's _compute_longrope_parameters on Phi-3-style configs: seq_len below, at and above L."""
+    from transformers import Phi3Config
+
+    rows = []
+    for n in range(N):
+        head_dim = int(rng27.integers(2, 33)) * 2
+        partial = 1.0
+        if rng27.random() < 0.3 and (head_dim // 2) % 2 == 0:
+            partial = 0.5
+        rotary = int(head_dim * partial)
+        original = int(rng27.integers(64, 8193))
+        max_position = original * int(rng27.integers(1, 33))
+        base = float(np.exp(rng27.uniform(np.log(100), np.log(1e6))))
+        short = [float(v) for v in np.exp(rng27.uniform(0, np.log(4), rotary // 2))]
+        long = [float(v) for v in np.exp(rng27.uniform(0, np.log(64), rotary // 2))]
+        params = {"rope_type": "longrope", "rope_theta": base, "short_factor": short, "long_factor": long}
+        if partial != 1.0:
+            params["partial_rotary_factor"] = partial
+        if n % 4 == 1:
+            params["factor"] = float(rng27.uniform(1, 32))  # given: wins over the ratio of the two lengths
+        if n % 4 == 2:
+            params["attention_factor"] = float(rng27.uniform(0.5, 2))
+        seq_len = (
+            [None, original - 1, original, original + 1][n % 4] if n < 40 else int(rng27.integers(1, 2 * max_position))
+        )
+        config = Phi3Config(
+            hidden_size=head_dim * 2,
+            num_attention_heads=2,
+            num_key_value_heads=2,
+            max_position_embeddings=max_position,
+            original_max_position_embeddings=original,
+            rope_parameters=dict(params),
+            partial_rotary_factor=partial,
+        )
+        f32, att32 = hf_rope._compute_longrope_parameters(config, "cpu", seq_len=seq_len)
+        f64, att64 = LONGROPE64["_compute_longrope_parameters"](config, "cpu", seq_len=seq_len)
+        assert att32 == att64
+        rows.append(
+            (
+                head_dim,
+                base,
+                partial,
+                original,
+                max_position,
+                -1 if seq_len is None else seq_len,
+                params.get("factor", np.nan),
+                params.get("attention_factor", np.nan),
+                short,
+                long,
+                f32,
+                f64,
+                att64,
+            )
+        )
+    out["longrope_cfg"] = np.array([r[:6] for r in rows])
+    out["longrope_given"] = np.array([r[6:8] for r in rows])
+    out["longrope_offsets"] = np.cumsum([0] + [len(r[8]) for r in rows])
+    out["longrope_short"] = np.concatenate([r[8] for r in rows])
+    out["longrope_long"] = np.concatenate([r[9] for r in rows])
+    out["longrope_inv_freq32"] = np.concatenate([r[10].numpy() for r in rows]).astype(np.float32)
+    out["longrope_inv_freq64"] = np.concatenate([r[11].numpy() for r in rows])
+    out["longrope_attention"] = np.array([r[12] for r in rows])
+
+
+def qwen3_vl(out):
+    """Qwen3-VL's text rotary embedding (interleaved M-RoPE) and apply_rotary_pos_emb, float32 as HF runs it."""
+    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLTextConfig
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import apply_rotary_pos_emb as qwen3_apply
+
+    rows, outs = [], []
+    for n in range(N):
+        half = int(rng27.integers(3, 33))
+        n_h = int(rng27.integers(0, half // 3 + 1))
+        n_w = int(rng27.integers(0, half // 3 + 1))
+        if n == 0:
+            half, n_h, n_w = 64, 20, 20  # Qwen3-VL's own [24, 20, 20]
+        section = [half - n_h - n_w, n_h, n_w]
+        base = float(np.exp(rng27.uniform(np.log(100), np.log(5e6))))
+        seq, seed = int(rng27.integers(1, 9)), int(rng27.integers(0, 2**31))
+        config = Qwen3VLTextConfig(
+            hidden_size=4 * half,
+            num_attention_heads=2,
+            num_key_value_heads=2,
+            head_dim=2 * half,
+            rope_parameters={
+                "rope_type": "default",
+                "rope_theta": base,
+                "mrope_section": section,
+                "mrope_interleaved": True,
+            },
+        )
+        rotary = Qwen3VLTextRotaryEmbedding(config)
+        positions = np.random.default_rng(seed).integers(0, 4096, (3, 1, seq))
+        q = torch.tensor(normal(seed, (1, 2, seq, 2 * half)), dtype=torch.float32)
+        cos, sin = rotary(q, torch.tensor(positions))
+        rq, _ = qwen3_apply(q, q, cos, sin)
+        rows.append((half, *section, seq, seed, base))
+        outs.append(rq.numpy().ravel())
+    out["qwen3vl_cfg"] = np.array(rows)
+    out["qwen3vl_out32"] = np.concatenate(outs).astype(np.float32)
+
+
+def gpt_oss_sinks(out):
+    """gpt-oss's eager_attention_forward with learned sinks, float64, causal mask as an additive −inf."""
+    from transformers.models.gpt_oss.modeling_gpt_oss import eager_attention_forward
+
+    rows, weights, outputs = [], [], []
+    for _ in range(N):
+        heads, q_len, dim = int(rng27.integers(1, 5)), int(rng27.integers(1, 9)), int(rng27.integers(1, 9))
+        k_len = q_len + int(rng27.integers(0, 4))
+        seed = int(rng27.integers(0, 2**31))
+        g = np.random.default_rng(seed)
+        q, k, v = (torch.tensor(g.standard_normal((1, heads, ln, dim))) for ln in (q_len, k_len, k_len))
+        sinks = torch.tensor(g.standard_normal(heads) * 3)
+        module = torch.nn.Module()
+        module.sinks, module.num_key_value_groups, module.training = sinks, 1, False
+        # queries are the last q_len of k_len positions (a KV cache), as in poslib's convention
+        future = torch.arange(k_len)[None, :] > (k_len - q_len + torch.arange(q_len))[:, None]
+        mask = torch.zeros(q_len, k_len, dtype=torch.float64).masked_fill(future, -math.inf)[None, None]
+        scaling = 1.0 / math.sqrt(dim)
+        o, w = eager_attention_forward(module, q, k, v, mask, scaling)
+        rows.append((heads, q_len, k_len, dim, seed))
+        weights.append(w.numpy().ravel())
+        outputs.append(o.transpose(1, 2).numpy().ravel())  # back to (1, heads, q_len, dim)
+    out["sinks_cfg"] = np.array(rows, np.int64)
+    out["sinks_weights"] = np.concatenate(weights)
+    out["sinks_out"] = np.concatenate(outputs)
+
+
 def main():
     out = {}
     rope_init(out)
@@ -374,8 +512,18 @@ def main():
     rotary_torch(out)
     alibi(out)
     buckets(out)
+    longrope(out)
+    qwen3_vl(out)
+    gpt_oss_sinks(out)
     packages = ["torch", "numpy", "transformers", "rotary-embedding-torch", "x-transformers", "einops"]
     out["versions"] = np.array([f"{p}=={md.version(p)}" for p in packages])
+    if "--keep-existing" in sys.argv[1:] and OUT.exists():
+        # libm's exp/log differ by an ulp between CPUs, so a regeneration elsewhere moves stored floats at the
+        # 1e-16 level; --keep-existing adds only the arrays the file lacks (issue 27's were added this way).
+        stored = dict(np.load(OUT))
+        if stored["versions"].tolist() != out["versions"].tolist():
+            raise SystemExit(f"--keep-existing needs the stored versions {stored['versions'].tolist()}")
+        out = {**out, **stored}
     np.savez_compressed(OUT, **out)
     print(f"{OUT}: {OUT.stat().st_size / 1e6:.2f} MB;", ", ".join(out["versions"]))
 
