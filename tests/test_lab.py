@@ -1165,3 +1165,13 @@ def test_cope_layer_is_the_papers_formula_with_a_random_table():
         heads.append(torch.stack(rows))
     expected = attn.proj(torch.cat(heads, dim=-1))
     assert (ours - expected).abs().max().item() < 1e-9
+
+
+def test_committed_kerple_rows_are_what_the_authors_initialisation_gives(committed, corpus):
+    from poslib.lab import replay_losses, same_environment
+
+    # The kerple rows were rerun when KerpleBias took the authors' initialisation (issue 23): a replay of the
+    # first steps with the current code reproduces them (a constant r1 = r2 = 1 start gives other losses).
+    live, stored = replay_losses(committed, "kerple", 1, 10, corpus)
+    worst = max(abs(a - b) / b for a, b in zip(live, stored, strict=True))
+    assert worst <= (1e-6 if same_environment(committed, corpus) else 2e-2), worst
