@@ -1,19 +1,19 @@
 """ALiBi: attention with linear biases (Press et al., 2022, "Train Short, Test Long", arXiv:2108.12409).
 
-No position vectors at all: each head h adds ``−m_h · |i − j|`` to the score of
-query i and key j. The slopes form a geometric sequence; for n heads, n a power
-of two::
+No position vectors at all: each head h adds ``−μ_h · |m − n|`` to the score of
+query m and key n (μ_h is the paper's m_h; m is the query's position here). The slopes
+form a geometric sequence; for n_h heads, n_h a power of two::
 
-    m_h = 2^(−8h/n),  h = 1 … n            (8 heads: 1/2, 1/4, …, 1/256)
+    μ_h = 2^(−8h/n_h),  h = 1 … n_h          (8 heads: 1/2, 1/4, …, 1/256)
 
-For other n the paper takes the 2^⌊log₂ n⌋ slopes of the nearest lower power of
-two, then fills the rest with every other slope of the sequence for twice that
-power (the odd-indexed terms 2^(−4/p)… interleave with the first set).
+For other n_h the paper takes the n_2 = 2^⌊log₂ n_h⌋ slopes of the nearest lower power
+of two, then fills the rest with every other slope of the sequence for 2·n_2 heads
+(the odd-indexed terms 2^(−4/n_2)… interleave with the first set).
 
 Conventions of the published code (tests/test_reference.py compares with both):
 
-* Bloom (Hugging Face ``build_alibi_tensor``) adds +m_h·j, the key's position, not −m_h·(i − j):
-  the two differ by −m_h·i, a constant per query row, which softmax ignores. It also computes the
+* Bloom (Hugging Face ``build_alibi_tensor``) adds +μ_h·n, the key's position, not −μ_h·(m − n):
+  the two differ by −μ_h·m, a constant per query row, which softmax ignores. It also computes the
   slopes in float32 (relative error up to ~10⁻⁵ for ~1000 heads); poslib's are float64.
 * x-transformers' ``AlibiPositionalBias(i, j)`` places the i queries at the end of the j keys,
   as every poslib bias builder does (:mod:`poslib.attn`), and is equal to :func:`alibi_bias`.
@@ -31,7 +31,7 @@ __all__ = ["alibi_bias", "alibi_slopes"]
 
 
 def _power_of_two_slopes(n: int) -> list[float]:
-    # m_h = (2^(−8/n))^h for h = 1 … n
+    # μ_h = (2^(−8/n))^h for h = 1 … n
     start = 2.0 ** (-8.0 / n)
     return [start**h for h in range(1, n + 1)]
 
@@ -60,7 +60,7 @@ def alibi_bias(
     backend: Backend | None = None,
     device: Any = None,
 ) -> Array:
-    """ALiBi bias ``(n_heads, q_len, k_len)``: −m_h·|i − j|, with −inf on future keys when ``causal``.
+    """ALiBi bias ``(n_heads, q_len, k_len)``: −μ_h·|m − n|, with −inf on future keys when ``causal``.
 
     Queries are the last q_len of k_len positions (:mod:`poslib.attn`); ``backend=None`` means NumPy.
     """
@@ -73,10 +73,10 @@ def alibi_bias(
 def alibi_receptive_field(slopes: Array, mass: float = 0.9, *, length: int | None = None) -> Array:
     """Per head, the smallest distance D whose keys 0 … D away hold ``mass`` of a query's attention under ALiBi alone.
 
-    With equal content scores a query's weight on the key t tokens back is
-    ∝ e^(−m·t), so the keys within distance D hold (1 − e^(−m(D+1))) / (1 − e^(−m·n))
-    of the mass (n = ``length`` keys; n = ∞ when ``length`` is None):
-    D = ⌈−ln(1 − mass·(1 − e^(−m·n))) / m⌉ − 1, at most n − 1.
+    With equal content scores a query's weight on the key Δ tokens back is
+    ∝ e^(−μ·Δ), so the keys within distance D hold (1 − e^(−μ(D+1))) / (1 − e^(−μ·N))
+    of the mass (N = ``length`` keys; N = ∞ when ``length`` is None):
+    D = ⌈−ln(1 − mass·(1 − e^(−μ·N))) / μ⌉ − 1, at most N − 1.
     Returns integer-valued floats of ``slopes``' kind.
     """
     if isinstance(mass, bool) or not isinstance(mass, (int, float)) or not 0 < mass < 1:
