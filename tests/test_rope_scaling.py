@@ -159,4 +159,4 @@ def test_legacy_type_key_is_accepted():
 
 
 def test_registry_lists_every_variant():
-    assert set(P.ROPE_SCALINGS) == {"default", "linear", "ntk", "dynamic", "yarn", "llama3"}
+    assert set(P.ROPE_SCALINGS) == {"default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"}
