@@ -207,10 +207,16 @@ def _free_port() -> int:
 
 @dataclass
 class LabServer:
-    """A `jupyter lab` process on 127.0.0.1 serving ``root``; stopped with :meth:`stop`."""
+    """A `jupyter lab` process on 127.0.0.1 serving ``root``; stopped with :meth:`stop`.
+
+    ``argv``: the arguments of a `jupyter lab …` command as a reader types it (the README's open command),
+    run in ``root``; they then choose the server's root as they would for the reader, in place of
+    ``--ServerApp.root_dir``.
+    """
 
     root: Path
     base: Path
+    argv: tuple[str, ...] | None = None
     port: int = 0
     token: str = ""
     proc: subprocess.Popen | None = None
@@ -276,7 +282,7 @@ class LabServer:
             "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={self.port}",
             "--ServerApp.port_retries=0",
-            f"--ServerApp.root_dir={self.root}",
+            *([f"--ServerApp.root_dir={self.root}"] if self.argv is None else []),
             "--ServerApp.terminals_enabled=False",
             f"--LabApp.user_settings_dir={settings}",
             f"--LabApp.workspaces_dir={workspaces}",
@@ -287,6 +293,7 @@ class LabServer:
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
+        cmd += list(self.argv or ())
         env = {
             **os.environ,
             "JUPYTER_TOKEN": self.token,  # not on the command line, where `ps` shows it
