@@ -10,6 +10,12 @@ from ._base import Exercise, Feedback, Mistake, check_array, wavelength_slips
 
 D, BASE = 64, 10_000.0
 
+# What the two questions after the numbers ask, answered from the same formulas (the takeaways below).
+_LAMBDA = 2 * np.pi * BASE ** (2 * np.arange(D // 2) / D)  # wavelength of each pair, tokens
+_CYCLING = np.flatnonzero(_LAMBDA <= 127)  # pairs that turn once within positions 0 … 127
+_ANGLES_100 = 100 * BASE ** (-np.arange(0, D, 2) / D)  # RoPE's angles at m = 100
+_UNDER_ONE = np.flatnonzero(_ANGLES_100 < 1)  # pairs that have turned less than one radian
+
 
 def check_slowest_wavelength(answer: Any) -> Feedback:
     """λ of the slowest sinusoidal pair (d = 64, base 10 000), in tokens per full cycle."""
@@ -83,8 +89,13 @@ EXERCISES = (
         ),
         setup="d, base = 64, 10_000.0",
         stub="answer = None  # the wavelength of pair 31, in tokens",
-        solution="answer = 2 * np.pi * base ** (2 * 31 / d)  # ≈ 4.7e4 tokens: no column completes a cycle",
+        solution="answer = 2 * np.pi * base ** (2 * 31 / d)  # ≈ 4.7e4 tokens, far beyond 128",
         check=check_slowest_wavelength,
+        takeaway=(
+            f"So the slowest pair needs about {_LAMBDA[-1]:,.0f} tokens per cycle and its columns barely change "
+            f"over the 128 positions drawn; only pairs 0 … {_CYCLING[-1]} (λ up to {_LAMBDA[_CYCLING[-1]]:.0f} "
+            f"tokens), the first {2 * len(_CYCLING)} of the {D} columns, finish a cycle there."
+        ),
         mistakes=(
             Mistake("answer = base ** (2 * 31 / d)", "2π radians"),
             Mistake("answer = 2 * np.pi * base", "off by one"),
@@ -103,6 +114,11 @@ EXERCISES = (
         stub="answer = None  # an array of d/2 angles, radians",
         solution="answer = m * base ** (-np.arange(0, d, 2) / d)",
         check=check_rope_angles,
+        takeaway=(
+            f"So pairs {_UNDER_ONE[0]} … {_UNDER_ONE[-1]} ({len(_UNDER_ONE)} of the {D // 2}) have turned less "
+            f"than one radian at m = 100; pair {_UNDER_ONE[0] - 1} sits at {_ANGLES_100[_UNDER_ONE[0] - 1]:.0f} rad "
+            "exactly, since its θ is base^(−1/2) = 1/100."
+        ),
         mistakes=(
             Mistake("answer = m * base ** (-np.arange(d) / d)", "one angle per *pair*"),
             Mistake("answer = np.degrees(m * base ** (-np.arange(0, d, 2) / d))", "units"),
