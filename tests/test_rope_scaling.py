@@ -80,6 +80,23 @@ def test_yarn_ramps_code_and_paper_at_independent_values():
     assert 2.2 < ratio.max() < 2.4 and ratio.argmax() == 36
 
 
+def test_yarn_rule_uses_the_truncated_code_ramp_written_out():
+    # The `yarn` rule's frequencies against θ' built here from the code's ramp (linear in the pair index
+    # from ⌊i(32)⌋ = 20 to ⌈i(1)⌉ = 46, written out, not P.yarn_ramp): a rule that used the paper's ramp, or
+    # dropped the floor and ceil by default, gives the same kept and divided pairs and passes the tests above.
+    s = 8.0
+    i = np.arange(D // 2)
+    gamma = 1 - np.clip((i - 20) / (46 - 20), 0, 1)
+    f = inv({"rope_type": "yarn", "factor": s, "original_max_position_embeddings": L})[0]
+    np.testing.assert_allclose(f, gamma * theta + (1 - gamma) * theta / s, rtol=1e-12)
+    # truncate=False (Hugging Face's key) runs the ramp between the fractional ends i(32), i(1) instead
+    lo, hi = (D * math.log(L / (2 * math.pi * tau)) / (2 * math.log(BASE)) for tau in (32.0, 1.0))
+    gamma_u = 1 - np.clip((i - lo) / (hi - lo), 0, 1)
+    f_u = inv({"rope_type": "yarn", "factor": s, "original_max_position_embeddings": L, "truncate": False})[0]
+    np.testing.assert_allclose(f_u, gamma_u * theta + (1 - gamma_u) * theta / s, rtol=1e-12)
+    assert np.abs(f_u / f - 1).max() > 0.2  # 0.26: the two differ visibly inside the ramp
+
+
 @given(
     log2_len=st.integers(12, 20),  # pair 0 turns L/2π ≥ 652 > β_fast times (else the code's start clamps to 0)
     log10_base=st.floats(3.0, 7.0),

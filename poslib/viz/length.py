@@ -2,7 +2,7 @@
 
 Sliders drive :class:`UnseenAnglePlot` (inference length, pair),
 :class:`EntropyPlot` (training length, score spread), :class:`ScalingPlot`
-(factor s, current length N), :class:`XposDecayPlot` (γ, scale length B_ζ) and
+(factor s, current length N), :class:`XposDecayPlot` (offset c_ζ, the paper's γ; scale length B_ζ) and
 :class:`BiasCurvesPlot` (KERPLE's r₁, r₂). Every number drawn comes from
 poslib; the classes only lay it out.
 """
@@ -243,7 +243,7 @@ class ScalingPlot(LivePlot):
 class XposDecayPlot(LivePlot):
     """XPOS's extra factor ζᵢ^((m−n)/B_ζ) on the score of query m and key n, for a few pairs (B_ζ: ``scale_base``).
 
-    ζᵢ = (2i/d + γ)/(1 + γ): the fast pairs (small i) decay fastest.
+    ζᵢ = (2i/d + c_ζ)/(1 + c_ζ), c_ζ = ``gamma`` (the paper's γ, 0.4): the fast pairs (small i) decay fastest.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"gamma": 0.4, "scale_base": 512}
@@ -284,7 +284,8 @@ class XposDecayPlot(LivePlot):
         low = float(decay[:, list(self.pairs)].min())
         self.ax.set_ylim(max(low, 1e-30) / 2, 1.5)
         self.ax.set_title(
-            f"XPOS decay per pair (d = {self.head_dim}, γ = {gamma:g}, scale length $B_\\zeta$ = {base:,.0f} tokens)"
+            f"XPOS decay per pair (d = {self.head_dim}, $c_\\zeta$ = {gamma:g},"
+            f" scale length $B_\\zeta$ = {base:,.0f} tokens)"
         )
 
 

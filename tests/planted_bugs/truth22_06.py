@@ -62,3 +62,37 @@ def _entropy_seed_ignored() -> None:
         return original(*args, seed=0, **kw)
 
     swap(original, wrong)
+
+
+def _yarn_rule_with(**forced: Any) -> None:
+    # the `yarn` entry of ROPE_SCALINGS called with some keys forced; yarn_ramp itself is left untouched
+    original = scaling.ROPE_SCALINGS["yarn"]
+
+    def wrong(head_dim: int, base: float, cfg: Any, seq_len: Any, backend: Any) -> Any:
+        return original(head_dim, base, {**cfg, **forced}, seq_len, backend)
+
+    swap(original, wrong)
+
+
+@bug(
+    "yarn_rule_paper_ramp",
+    "the `yarn` rule of rope_inv_freq builds θ' from the paper's ramp (yarn_ramp's default untouched): same kept and"
+    " divided pairs, same attention factor, different frequencies inside the ramp",
+    tests=("tests/test_rope_scaling.py",),
+    notebooks=("notebooks/06_length_extrapolation.ipynb",),
+    thread="fix06 review of issue 22: notebook 06 checked P.yarn_ramp but never the ramp the frequencies use",
+)
+def _yarn_rule_paper_ramp() -> None:
+    _yarn_rule_with(ramp="paper")
+
+
+@bug(
+    "yarn_rule_untruncated",
+    "the `yarn` rule ignores the default truncate=True: the code's ramp runs between the fractional ends i(β_fast),"
+    " i(β_slow) instead of ⌊i(β_fast)⌋, ⌈i(β_slow)⌉",
+    tests=("tests/test_rope_scaling.py",),
+    notebooks=("notebooks/06_length_extrapolation.ipynb",),
+    thread="Hugging Face's `truncate` key of _compute_yarn_parameters (default True, as jquesnelle/yarn)",
+)
+def _yarn_rule_untruncated() -> None:
+    _yarn_rule_with(truncate=False)
