@@ -92,9 +92,9 @@ def attention(
 
     ``sinks``: learned attention sinks as in gpt-oss (one logit per head, shape ``(n_heads,)`` for
     q ``(..., n_heads, q_len, d)``, or a scalar). Each row's softmax then runs over its scores *and*
-    the sink logit s_h, and the sink's column is dropped:
+    the sink logit z_sink,h, and the sink's column is dropped:
 
-        a_{m,n} = exp(score_{m,n}) / (Σ_n' exp(score_{m,n'}) + exp(s_h)),
+        a_{m,n} = exp(z_{m,n}) / (Σ_n' exp(z_{m,n'}) + exp(z_sink,h)),
 
     so the returned weights of a row sum to less than 1 and the sink carries no value. (StreamingLLM's
     sinks are different: real first tokens, kept in the cache, whose values do count.)

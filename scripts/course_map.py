@@ -155,6 +155,7 @@ COURSE = (
             "turn a real config.json into inv_freq and an attention factor",
             "explain partial rotary, the base lower bound and M-RoPE's sections",
             "see where RoPE sits in MLA and in a streaming cache with attention sinks",
+            "read 2025's variants: LongRoPE's per-pair factors, interleaved M-RoPE, learned attention sinks",
         ),
         16,
     ),

@@ -39,6 +39,7 @@ from poslib.viz import all_live_plots, interact, render_png, style
 from poslib.viz.contextual import fire_function_figure
 from poslib.viz.lab import attention_profile_figure, passkey_map_figure, perplexity_figure, ppl_and_passkey_figure
 from poslib.viz.learned import offset_profiles_figure, table_heatmaps
+from poslib.viz.production import longrope_divisors_figure, sink_mass_figure
 from poslib.viz.relative import heatmap_row
 from poslib.viz.sinusoidal import cross_terms_figure
 
@@ -206,6 +207,22 @@ def _profiles() -> dict:
     return {s: {"1×": prof(), "8×": prof()} for s in ("rope", "alibi")}
 
 
+def _longrope_config() -> dict:
+    # Phi-3.5-mini's shape (96-dim heads, s = 32) with made-up factor lists: the figure, not the values, is tested
+    return {
+        "hidden_size": 3072,
+        "num_attention_heads": 32,
+        "rope_theta": 10000.0,
+        "max_position_embeddings": 131072,
+        "original_max_position_embeddings": 4096,
+        "rope_scaling": {
+            "type": "longrope",
+            "short_factor": np.linspace(1, 3, 48).tolist(),
+            "long_factor": np.geomspace(1, 64, 48).tolist(),
+        },
+    }
+
+
 STATIC = {
     "table_heatmaps": lambda: table_heatmaps(
         {"a": np.random.default_rng(0).standard_normal((32, 16)), "b": np.eye(16)}
@@ -221,6 +238,10 @@ STATIC = {
     "ppl_and_passkey_figure": lambda: ppl_and_passkey_figure(_full_run(), ["sandwich", "alibi", "rope", "learned"]),
     "attention_profile_figure": lambda: attention_profile_figure(_profiles(), 64),
     "fire_function_figure": lambda: fire_function_figure(_fire_layers(), "FIRE's learned bias"),
+    "longrope_divisors_figure": lambda: longrope_divisors_figure(_longrope_config()),
+    "sink_mass_figure": lambda: sink_mass_figure(
+        [1, 16, 256], [0.0, 4.0], np.random.default_rng(0).uniform(0, 1, (5, 2, 3)), np.full((2, 3), 0.5)
+    ),
 }
 
 

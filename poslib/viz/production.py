@@ -14,19 +14,23 @@ from matplotlib.figure import Figure
 
 from ..mrope import apply_mrope, mrope_axis_of_pair
 from ..rope import rope_frequencies
-from ..rope_configs import rope_base_lower_bound, rope_base_safe_bound
+from ..rope_configs import rope_base_lower_bound, rope_base_safe_bound, rope_from_config
+from ..rope_scaling import rope_inv_freq
 from ._live import LivePlot
 from .style import legend_outside, new_figure, series, sparse_colorbar
 
 __all__ = [
+    "MROPE_LAYOUTS",
     "REAL_BASES",
     "BaseBoundPlot",
     "MropeGridPlot",
     "PartialRotaryPlot",
     "base_bounds",
     "base_scan",
+    "longrope_divisors_figure",
     "min_similarity_sum",
     "p_rope_freq",
+    "sink_mass_figure",
 ]
 
 # (model, head_dim, rope_theta, pre-training context): each value with its source in notebook 09.
@@ -202,44 +206,56 @@ class BaseBoundPlot(LivePlot):
         self.marker.set_data([base], [sums[worst]])
 
 
-class MropeGridPlot(LivePlot):
-    """M-RoPE on an image grid: which pairs follow t, h, w, and the position-only score of one patch with all others."""
+# The two published arrangements of M-RoPE's pairs: (mrope_section, rope_theta, interleaved), each from the
+# model's config.json as cited in notebook 09.
+MROPE_LAYOUTS: dict[str, tuple[tuple[int, int, int], float, bool]] = {
+    "sections (Qwen2-VL)": ((16, 24, 24), 1e6, False),
+    "interleaved (Qwen3-VL)": ((24, 20, 20), 5e6, True),
+}
 
-    defaults: ClassVar[dict[str, Any]] = {"row": 5, "col": 8}
+
+class MropeGridPlot(LivePlot):
+    """M-RoPE on an image grid: which pairs follow t, h, w, and the position-only score of one patch with all others.
+
+    ``layout`` picks Qwen2-VL's three consecutive sections or Qwen3-VL's interleaved deal (:data:`MROPE_LAYOUTS`).
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {"row": 5, "col": 8, "layout": "sections (Qwen2-VL)"}
     bench_values: ClassVar[list[dict[str, Any]]] = [
         {"row": 0},
         {"col": 0},
         {"row": 11, "col": 15},
-        {"row": 5, "col": 8},
+        {"layout": "interleaved (Qwen3-VL)"},
+        {"row": 5, "col": 8, "layout": "sections (Qwen2-VL)"},
     ]
-    head_dim, base, section, grid = 128, 1e6, (16, 24, 24), (12, 16)
+    head_dim, grid = 128, (12, 16)
+
+    @property
+    def arrangement(self) -> tuple[tuple[int, int, int], np.ndarray, bool]:
+        """(mrope_section, inv_freq, interleaved) of the chosen layout."""
+        section, base, interleaved = MROPE_LAYOUTS[self.params["layout"]]
+        return section, rope_frequencies(self.head_dim, base), interleaved
 
     def _scores(self) -> np.ndarray:
+        section, inv_freq, interleaved = self.arrangement
         h, w = self.grid
         rows, cols = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
         pos = np.stack([np.zeros(h * w), rows.ravel(), cols.ravel()])  # one image: t = 0 for every patch
         v = np.ones((1, self.head_dim)) / np.sqrt(self.head_dim)  # the same unit vector as query and key
-        keys = apply_mrope(np.repeat(v, h * w, axis=0), pos, self.inv_freq, self.section)
+        keys = apply_mrope(np.repeat(v, h * w, axis=0), pos, inv_freq, section, interleaved=interleaved)
         q_pos = np.array([[0.0], [self.params["row"]], [self.params["col"]]])
-        query = apply_mrope(v, q_pos, self.inv_freq, self.section)
+        query = apply_mrope(v, q_pos, inv_freq, section, interleaved=interleaved)
         return (keys @ query[0]).reshape(h, w)
 
     def build(self) -> Figure:
-        self.inv_freq = rope_frequencies(self.head_dim, self.base)
         fig, (ax1, ax2) = new_figure(9.8, 4.2, ncols=2, width_ratios=[1, 1.1])
-        axis = mrope_axis_of_pair(self.section)
-        wl = 2 * np.pi / self.inv_freq
-        for k, name in enumerate(["t (time)", "h (row)", "w (column)"]):
-            sel = axis == k
-            style = {**series(k), "linestyle": "none"}
-            ax1.semilogy(np.flatnonzero(sel), wl[sel], ms=3, label=f"{name}: {sel.sum()} pairs", **style)
+        self.marks = []
+        for k in range(3):
+            (line,) = ax1.semilogy([], [], ms=3, **{**series(k), "linestyle": "none"})
+            self.marks.append(line)
         ax1.axhline(16, color="0.6", ls=":", lw=1, label="grid width, 16 patches")
-        ax1.set(
-            title="M-RoPE sections [16, 24, 24] (Qwen2-VL)",
-            xlabel="pair index j",
-            ylabel=r"wavelength $2\pi/\theta_j$ (tokens)",
-        )
-        legend_outside(ax1, where="below", ncol=2)
+        ax1.set(xlabel="pair index j", ylabel=r"wavelength $2\pi/\theta_j$ (tokens)", xlim=(-2, 65), ylim=(3, 3e7))
+        self.legend_axes = ax1
         self.image = ax2.imshow(self._scores(), cmap="viridis", origin="upper")
         (self.dot,) = ax2.plot([], [], "r+", ms=12, mew=2)
         ax2.set(title="", xlabel="patch column w", ylabel="patch row h")
@@ -247,9 +263,76 @@ class MropeGridPlot(LivePlot):
         return fig
 
     def redraw(self) -> None:
+        section, inv_freq, interleaved = self.arrangement
+        axis = mrope_axis_of_pair(section, interleaved=interleaved)
+        wl = 2 * np.pi / inv_freq
+        for k, (line, name) in enumerate(zip(self.marks, ["t (time)", "h (row)", "w (column)"], strict=True)):
+            sel = axis == k
+            line.set_data(np.flatnonzero(sel), wl[sel])
+            line.set_label(f"{name}: {sel.sum()} pairs")
+        legend_outside(self.legend_axes, where="below", ncol=2)
+        self.legend_axes.set_title(f"M-RoPE {self.params['layout']}: {list(section)}")
         r, c = int(self.params["row"]), int(self.params["col"])
         scores = self._scores()
         self.image.set_data(scores)
-        self.image.set_clim(scores.min(), 1.0)  # the range is narrow: the row and column pairs turn slowly
+        self.image.set_clim(scores.min(), 1.0)  # the range can be narrow: slow row and column pairs barely turn
         self.dot.set_data([c], [r])
         self.image.axes.set_title(f"query patch (h, w) = ({r}, {c}):\nscore with every key patch")
+
+
+def longrope_divisors_figure(config: dict[str, Any]) -> Figure:
+    """Each pair's frequency divisor θ_i/θ'_i under a LongRoPE config, beside PI, NTK-aware and YaRN at its factor.
+
+    ``config`` is a Phi-3-style config.json (``rope_scaling`` of type longrope, ``max_position_embeddings``
+    and ``original_max_position_embeddings`` at the top level); the others use s = max / original.
+    """
+    short, _, rotary_dim = rope_from_config(config, seq_len=config["original_max_position_embeddings"])
+    long, _, _ = rope_from_config(config, seq_len=config["original_max_position_embeddings"] + 1)
+    plain, _ = rope_inv_freq(rotary_dim, float(config["rope_theta"]))
+    s = config["max_position_embeddings"] / config["original_max_position_embeddings"]
+    other = {"original_max_position_embeddings": config["original_max_position_embeddings"], "factor": s}
+    ntk, _ = rope_inv_freq(rotary_dim, float(config["rope_theta"]), {"rope_type": "ntk", "factor": s})
+    yarn, _ = rope_inv_freq(rotary_dim, float(config["rope_theta"]), {"rope_type": "yarn", **other})
+    fig, ax = new_figure(9.8, 3.9)
+    pairs = np.arange(rotary_dim // 2)
+    curves = [
+        (f"PI (all pairs ÷ s = {s:g})", np.full(len(pairs), s)),
+        ("NTK-aware", plain / ntk),
+        ("YaRN (code's ramp)", plain / yarn),
+        (f"LongRoPE short factors (N ≤ {config['original_max_position_embeddings']:,})", plain / short),
+        ("LongRoPE long factors (beyond)", plain / long),
+    ]
+    for k, (label, divisor) in enumerate(curves):
+        ax.semilogy(pairs, divisor, label=label, **series(k, len(pairs)))
+    ax.set(
+        title=f"frequency divisor per pair, s = {s:g}",
+        xlabel="pair index i (fast → slow)",
+        ylabel=r"divisor $\theta_i / \theta'_i$",
+    )
+    legend_outside(ax)
+    return fig
+
+
+def sink_mass_figure(lengths: Any, sink_logits: Any, mass: np.ndarray, predicted: np.ndarray) -> Figure:
+    """Row weight left to the keys against the row length, per sink logit: median and 5–95 % over seeds.
+
+    ``mass``: (seeds, sinks, lengths) from :func:`poslib.teaching.sinks.key_mass_with_sink`; ``predicted``:
+    (sinks, lengths), the large-N formula, drawn dashed.
+    """
+    fig, ax = new_figure(9.8, 3.6)
+    lengths = np.asarray(lengths)
+    for k, s in enumerate(sink_logits):
+        style = series(k, len(lengths))
+        lo, mid, hi = np.percentile(mass[:, k], [5, 50, 95], axis=0)
+        ax.fill_between(lengths, lo, hi, color=style["color"], alpha=0.15, lw=0)
+        ax.semilogx(lengths, mid, label=f"sink logit $z_{{sink}}$ = {s:g}", **style)
+        ax.semilogx(lengths, predicted[k], color=style["color"], ls=":", lw=1)
+    ax.plot([], [], color="0.4", ls=":", lw=1, label=r"$N e^{1/2} / (N e^{1/2} + e^{z_{sink}})$")
+    ax.set(
+        title="weight a row gives its keys, with a learned sink (median and 5–95 % over seeds)",
+        xlabel="keys in the row N",
+        ylabel="row weight on the keys",
+        ylim=(0, 1.02),
+    )
+    legend_outside(ax)
+    return fig
