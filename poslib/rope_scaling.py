@@ -18,7 +18,7 @@ rope_type             new frequencies                                           
 ``dynamic``           ntk with s' = s·n/L − (s−1) for the current length n > L  emozilla, 2023; HF ``dynamic``
 ``yarn``              ramp between θ_i (fast pairs) and θ_i/s (slow pairs)      Peng et al. 2023, arXiv:2309.00071
 ``llama3``            θ_i for short wavelengths, θ_i/s for long, smooth between  Meta Llama 3.1 (2024)
-``longrope``          θ_i / λ_i, searched per-pair factors (short, long lists)  Ding et al. 2024, arXiv:2402.13753
+``longrope``          θ_i / s_i, searched per-pair factors (short, long lists)  Ding et al. 2024, arXiv:2402.13753
 ====================  ========================================================  =================================
 
 Against Hugging Face's RoPE init functions (tests/test_reference.py): the same formulas, but
@@ -318,9 +318,9 @@ def longrope_attention_factor(factor: float, original_max_position_embeddings: i
 def _longrope(
     head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
 ) -> tuple[Array, float]:
-    """LongRoPE (Ding et al. 2024, arXiv:2402.13753; Phi-3/3.5, Phi-4-mini): θ_i / λ_i, one searched factor per pair.
+    """LongRoPE (Ding et al. 2024, arXiv:2402.13753; Phi-3/3.5, Phi-4-mini): θ_i / s_i, one searched factor per pair.
 
-    Two lists of per-pair factors λ_i: ``short_factor`` for sequences up to the original length L,
+    Two lists of per-pair factors s_i (the paper's λ_i): ``short_factor`` for sequences up to the original length L,
     ``long_factor`` beyond it (``seq_len`` > L picks the long ones, as Hugging Face's
     ``_compute_longrope_parameters`` and its ``longrope_frequency_update`` do). The attention factor is
     ``attention_factor`` when given, else √(1 + ln s / ln L) with s = ``factor`` (1 when s ≤ 1); it applies
