@@ -14,7 +14,10 @@ open only on, say, newline tokens, p_mn counts lines. The paper's equation write
 sigmoid(q_m · k_t); its Appendix B code (and the authors' repository, facebookresearch/RAM,
 ``projects/cope/src/cope/context_position.py``) takes the sigmoid of the attention logits
 *after* the division by √d, which is what :func:`cope_gate_logits` returns (−inf on masked
-keys). Positions are clamped to ``npos_max − 1``; the position embeddings start at zero.
+keys). The score above, q_m · e[p_mn] added to q_m · k_n / √d, follows Appendix B; the repository by
+default (``--cope-nodiv False``) adds q_m · e[p_mn] to q_m · k_n and then divides the sum by √d, so
+there the position term is scaled by 1/√d as well. Positions are clamped to ``npos_max − 1``; the
+position embeddings start at zero.
 """
 
 from __future__ import annotations

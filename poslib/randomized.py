@@ -59,7 +59,9 @@ def uniformity_z(draws: Any, max_pos: int, *, bins: int = 32) -> float:
     a standard normal z. A biased sampler (one that favours low positions, always includes
     position 0, or draws from part of the range) gives a large z. Positions drawn without
     replacement within one draw make χ² slightly *smaller* than for independent draws, so the
-    test errs toward passing a uniform sampler.
+    test errs toward passing a uniform sampler. It cannot see small biases: at notebook 10's 600
+    draws of 64 from 2048, a density tilted linearly from 0.95 to 1.05 gives a median z of 2.9 over
+    20 seeds (|z| < 4 in 18 of 20), and a range short by one position (0 … max_pos − 2) |z| ≤ 1.3.
     """
     check_positive_int("max_pos", max_pos)
     check_positive_int("bins", bins)

@@ -61,3 +61,31 @@ def test_uniformity_z_rejects_bad_input():
         uniformity_z(np.array([0, 1]), 64, bins=1)
     with pytest.raises(ValueError, match="integer"):
         uniformity_z(np.array([0.5]), 64)
+
+
+def test_lab_evaluate_feeds_rope_random_fresh_random_positions(monkeypatch):
+    # what notebook 10's spacing table reads: the positions lab.evaluate passes to the model itself
+    import torch
+
+    from poslib import lab
+
+    fed = []
+    forward = lab.LabModel.forward
+
+    def spy(self, idx, modifier=None, positions=None):
+        fed.append((idx.shape[1], positions))
+        return forward(self, idx, modifier, positions)
+
+    monkeypatch.setattr(lab.LabModel, "forward", spy)
+    model = lab.LabModel("rope+random", lab.ModelConfig(train_len=16, d_model=16, n_layers=1, n_heads=2))
+    N = model.random_max_pos()
+    spans = torch.as_tensor(np.random.default_rng(0).integers(0, 256, (4, 257)))
+    lab.evaluate(model, spans, (16, 256), batch_tokens=256)
+    assert len(fed) == 8 and {T for T, _ in fed} == {16, 256}
+    for T, p in fed:
+        p = p.numpy()
+        assert p.shape == (T,) and (np.diff(p) > 0).all() and 0 <= p[0] and p[-1] < N
+        assert p[-1] > T  # spread over 0 … N − 1, not 0 … T − 1
+    assert len({p.numpy().tobytes() for _, p in fed}) == 8  # a fresh draw per forward pass
+    gaps = np.diff(np.stack([p.numpy() for T, p in fed if T == 256]), axis=1)
+    assert abs(gaps.mean() / (N / 257) - 1) < 0.05  # mean gap ≈ N_max/(L' + 1): denser than training's

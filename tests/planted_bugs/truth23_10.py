@@ -83,3 +83,21 @@ def _randomized_pinned_zero() -> None:
         return out.to(device) if device is not None else out
 
     swap(original, wrong)
+
+
+@bug(
+    "randomized_eval_arange",
+    "lab.evaluate feeds rope+random 0 … L' − 1 instead of a sorted random subset of 0 … N_max − 1",
+    tests=("tests/test_randomized.py",),
+    notebooks=("notebooks/10_learned_and_contextual_positions.ipynb",),
+    thread="Ruoss et al.'s models/transformer.py draws the noisy positions on every forward pass, test too",
+)
+def _randomized_eval_arange() -> None:
+    import torch
+
+    import poslib.lab.evaluate as evaluate
+
+    def wrong(n: int, max_pos: int, *, seed: Any = 0, backend: str = "numpy", device: Any = None) -> Any:
+        return torch.arange(n)  # the training loop still draws at random: only the evaluation is wrong
+
+    evaluate.randomized_positions = wrong  # type: ignore[assignment]  # the evaluation's name only, not training's
