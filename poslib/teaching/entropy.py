@@ -182,8 +182,8 @@ def logn_entropy_slopes(
     x = np.log(np.array(lengths_, dtype=np.float64))
     x = x - x.mean()
     out = np.empty((len(stds), len(seeds_)))
-    for a, std in enumerate(stds):
-        for b, seed in enumerate(seeds_):
+    for b, seed in enumerate(seeds_):  # seeds outside: each seed's cached draw serves every spread
+        for a, std in enumerate(stds):
             h = attention_entropy_vs_length(lengths_, train_len, score_std=std, dim=dim, n_queries=n_queries, seed=seed)
             out[a, b] = float(x @ (h - h.mean()) / (x @ x))  # least-squares slope in ln N
     return out
