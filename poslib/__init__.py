@@ -91,7 +91,7 @@ from .xpos import apply_xpos, xpos_scale, xpos_zeta
 
 __version__ = "0.1.0"
 
-# The public surface, listed once: each name is also in the README's API table.
+# The public surface, listed once: docs/api.md is generated from it (python scripts/api_reference.py).
 __all__ = [
     "COMMON_KEYS",
     "ROPE_SCALINGS",

@@ -1,6 +1,6 @@
 """The planted-bug catalogue behind scripts/plant_bugs.py: well-formed, and the planting really plants.
 
-Running every bug takes minutes (``python scripts/plant_bugs.py``; its table is in the README); these
+Running every bug takes minutes (``python scripts/plant_bugs.py``; its table is in docs/verification.md); these
 tests only keep the catalogue honest and the mechanism working.
 """
 

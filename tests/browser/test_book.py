@@ -3,9 +3,11 @@
 The book is built once into pytest's temporary folder. Every page is opened from disk while a Playwright route
 aborts every request that is not a file: URL, so a page that still needs a CDN shows it here. Each page must
 have: no raw TeX left in its text once MathJax has typeset it, every <img> loaded and with alt text (as many as
-the notebook stores PNG figures), every link to a book page pointing at a file that exists (and at an anchor
-that exists), previous/next in course order, a note in place of each widget, and no request to the network.
-One more test opens a page in dark mode.
+the notebook stores PNG figures) and none wider than the column it sits in, every link to a book page pointing
+at a file that exists (and at an anchor that exists), previous/next in course order, a note in place of each
+widget, and no request to the network. More tests: figures fit a narrow window too, the dark mode (a dark page,
+figures on a dimmed card; screenshots of both modes go to pytest's temporary folder), and the contents page's
+counts and size are those of the build it is in.
 
 Run only these: pytest tests/browser/test_book.py
 """
@@ -22,6 +24,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from test_links import open_command
 
 REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("build_book", REPO / "scripts" / "build_book.py")
@@ -60,6 +63,17 @@ _WAIT_MATHJAX_JS = """ms => new Promise(resolve => {
 _IMAGES_JS = """() => Array.from(document.images).map((img, i) => ({
   i, loaded: img.complete && img.naturalWidth > 0, alt: (img.getAttribute('alt') || '').trim(),
   src: img.currentSrc.slice(0, 60)}))"""
+# Each figure against the boxes it must fit: its own container and the cell (content boxes, in CSS pixels).
+_FIGURE_FIT_JS = """() => Array.from(document.images).map((img, i) => {
+  const content = el => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    return {left: r.left + parseFloat(s.paddingLeft) + parseFloat(s.borderLeftWidth),
+            right: r.right - parseFloat(s.paddingRight) - parseFloat(s.borderRightWidth)}; };
+  const r = img.getBoundingClientRect();
+  const boxes = [['container', img.parentElement], ['cell', img.closest('.jp-Cell') || document.body],
+                 ['page', document.body]];
+  return {i, width: r.width, boxes: boxes.map(([name, el]) => {
+    const c = content(el); return {name, width: c.right - c.left, over: r.right - c.right, under: c.left - r.left}; })};
+})"""
 _LINKS_JS = """() => Array.from(document.querySelectorAll('a[href]')).map(a => ({
   href: a.href, raw: a.getAttribute('href'), nav: !!a.closest('.book-nav'), rel: a.rel || ''}))"""
 # $…$, $$…$$, \\(…\\), \\[…\\] or a TeX command left as text.
@@ -131,6 +145,7 @@ def test_page_reads_offline(book: Path, page, slug: str) -> None:
     problems += [f"image {im['i']} has no alt text" for im in images if not im["alt"]]
     if len(images) != _expected_figures(slug):
         problems.append(f"{len(images)} images on the page, the notebook stores {_expected_figures(slug)} figures")
+    problems += _figures_too_wide(page)
 
     # Widgets: a note where each one was, never the text fallback.
     notes = page.locator(".book-widget-note").count()
@@ -169,20 +184,73 @@ def test_page_reads_offline(book: Path, page, slug: str) -> None:
     assert not problems, f"{slug}.html:\n  " + "\n  ".join(problems)
 
 
-def test_dark_mode(book: Path, page) -> None:
-    """With the reader's dark setting the page turns dark; figures keep their light card."""
-    page.emulate_media(color_scheme="dark")
-    _open_offline(page, (book / "03_sinusoidal.html").as_uri())
-    colours = page.evaluate(
-        """() => ({body: getComputedStyle(document.body).backgroundColor,
-                   text: getComputedStyle(document.querySelector('.jp-RenderedMarkdown')).color,
-                   card: getComputedStyle(document.images[0]).backgroundColor})"""
-    )
+def _figures_too_wide(page) -> list[str]:
+    """One line per figure whose rendered box sticks out of its container, its cell or the page (0.5 px slack)."""
+    problems = []
+    for im in page.evaluate(_FIGURE_FIT_JS):
+        for box in im["boxes"]:
+            if box["over"] > 0.5 or box["under"] > 0.5:
+                problems.append(
+                    f"image {im['i']} is {im['width']:.0f} px wide in a {box['width']:.0f} px {box['name']} "
+                    f"(sticks out {max(box['over'], box['under']):.0f} px)"
+                )
+    return problems
 
-    def luminance(css: str) -> float:
-        r, g, b = (int(v) for v in re.findall(r"\d+", css)[:3])
-        return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
-    assert luminance(colours["body"]) < 0.25, colours
-    assert luminance(colours["text"]) > 0.6, colours
-    assert luminance(colours["card"]) > 0.95, colours
+@pytest.mark.parametrize("width", [900, 480])
+def test_figures_fit_a_narrow_window(book: Path, page, width: int) -> None:
+    """07's slope plot was 1106 px in a 1090 px column; in narrower windows every figure must shrink with it."""
+    page.set_viewport_size({"width": width, "height": 900})
+    _open_offline(page, (book / "07_alibi.html").as_uri())
+    assert page.evaluate("() => document.images.length") > 0
+    problems = _figures_too_wide(page)
+    assert not problems, f"07_alibi.html at {width} px:\n  " + "\n  ".join(problems)
+
+
+def _luminance(css: str) -> float:
+    r, g, b = (int(v) for v in re.findall(r"\d+", css)[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+def test_dark_mode(book: Path, page, screenshots: Path) -> None:
+    """With the reader's dark setting the page turns dark and the white figures are dimmed to a soft card."""
+    colours = {}
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        _open_offline(page, (book / "03_sinusoidal.html").as_uri())
+        page.evaluate("() => document.images[0].scrollIntoView()")
+        page.screenshot(path=str(screenshots / f"book-03-{scheme}.png"))
+        colours[scheme] = page.evaluate(
+            """() => ({body: getComputedStyle(document.body).backgroundColor,
+                       text: getComputedStyle(document.querySelector('.jp-RenderedMarkdown')).color,
+                       card: getComputedStyle(document.images[0]).backgroundColor,
+                       filter: getComputedStyle(document.images[0]).filter})"""
+        )
+    light, dark = colours["light"], colours["dark"]
+    assert _luminance(dark["body"]) < 0.25, colours
+    assert _luminance(dark["text"]) > 0.6, colours
+    # A figure's white, as the reader sees it: the card's colour times the brightness filter.
+    brightness = {
+        scheme: float(m.group(1)) if (m := re.search(r"brightness\(([\d.]+)\)", c["filter"])) else 1.0
+        for scheme, c in colours.items()
+    }
+    seen_light = _luminance(light["card"]) * brightness["light"]
+    seen_dark = _luminance(dark["card"]) * brightness["dark"]
+    assert seen_light > 0.95, colours  # light mode: figures exactly as drawn
+    assert 0.7 < seen_dark < 0.9, (seen_dark, colours)  # dark mode: dimmed, still a light card for dark ink
+
+
+def test_contents_page_counts_what_the_build_holds(book: Path) -> None:
+    """The contents page's numbers are the build's: notebooks, pages, figures, MiB; its open command is the README's."""
+    text = re.sub(r"<[^>]+>", " ", (book / "index.html").read_text(encoding="utf-8"))
+    text = html.unescape(re.sub(r"\s+", " ", text))
+    notebooks = build_book.course_notebooks()
+    words = f"{build_book._count_words(len(notebooks))} notebooks ({notebooks[0].name[:2]}–{notebooks[-1].name[:2]})"
+    assert words in text, words
+    figures = sum(_expected_figures(p.stem) for p in notebooks)
+    total, mathjax = build_book.folder_bytes(book), build_book.folder_bytes(book / build_book.MATHJAX_DIR)
+    stated = build_book.BookSize(len(SLUGS), figures, total, mathjax).sentence()
+    assert stated in text, (stated, re.findall(r"This build:[^.]*\.[^.]*\.", text))
+    readme_open = " ".join(open_command((REPO / "README.md").read_text(encoding="utf-8")))
+    assert readme_open == build_book.OPEN_COMMAND, (readme_open, "the book's open command is not the README's")
+    assert build_book.OPEN_COMMAND in text
