@@ -171,3 +171,20 @@ def _alibi_endless() -> None:
         return reach if length is None else reach.clip(0, length - 1)
 
     swap(original, wrong)
+
+
+@bug(
+    "rope_decay_bound_angle_tripled",
+    "RoFormer's decay bound built from e^(3j(m−n)θ_i): right size at distance 0, wrong everywhere else",
+    tests=("tests/test_rope.py",),
+    notebooks=(NB05,),
+    thread="issue 22 review of item 11 (05 cell a09f157b)",
+)
+def _decay_tripled() -> None:
+    original = rope.rope_decay_bound
+
+    def wrong(distances: Any, head_dim: int, base: float = 10000.0) -> Any:
+        d = distances if hasattr(distances, "dtype") else np.asarray(distances)
+        return original(3 * d, head_dim, base)
+
+    swap(original, wrong)
