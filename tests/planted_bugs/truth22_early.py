@@ -55,6 +55,38 @@ def _logn_rise_wrong_train_len() -> None:
     swap(original, wrong)
 
 
+def _logn_rise_with_train_len(wrong_len: int) -> None:
+    original = entropy.logn_entropy_rise_over_seeds
+
+    def wrong(lengths: Any = (64, 256, 1024, 4096), train_len: int = 64, **kwargs: Any) -> Any:
+        right = original(lengths, wrong_len, **kwargs)
+        return entropy.LognEntropyRise(right.lengths, train_len, right.plain, right.scaled)
+
+    swap(original, wrong)
+
+
+@bug(
+    "logn_rise_train_len_128",
+    "notebook 00's log-n experiment scales by log N / log 128 (twice the model's L = 64)",
+    tests=("tests/test_teaching_entropy.py",),
+    notebooks=(NB00,),
+    thread="issue 22 review of 00 (a wrong L passed the old 5-95 % bounds: median 0.72)",
+)
+def _logn_rise_train_len_128() -> None:
+    _logn_rise_with_train_len(128)
+
+
+@bug(
+    "logn_rise_train_len_32",
+    "notebook 00's log-n experiment scales by log N / log 32 (half the model's L = 64)",
+    tests=("tests/test_teaching_entropy.py",),
+    notebooks=(NB00,),
+    thread="issue 22 review of 00 (a wrong L passed the old 5-95 % bounds: median 0.47)",
+)
+def _logn_rise_train_len_32() -> None:
+    _logn_rise_with_train_len(32)
+
+
 @bug(
     "position_blind_pooled_mode",
     "the position-blind baseline guesses the most frequent token of the whole batch, not of each sequence",
