@@ -118,3 +118,13 @@ def test_a_stale_stated_number_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     ((key, stated, computed, tolerance),) = exercises.stated_numbers("05")
     assert (key, stated) == ("never-turn-base", 1.3e7) and abs(stated - computed) > tolerance
     assert abs(computed - (4095 / (2 * np.pi)) ** (128 / 40)) < 1.0  # the base, solved by hand: ≈ 1.0117e9
+
+
+def test_never_turn_base_accepts_five_digits_and_still_names_the_off_by_one() -> None:
+    # Exercise 5.1: b = (4095/2π)^(128/40) = 1.01166…e9, derived here by hand, not by the checker.
+    nb05 = exercises.module("05")
+    exact = (4095 / (2 * np.pi)) ** (128 / 40)
+    assert nb05.check_never_turn_base(1.0117e9).ok is True  # 5 digits: relative error 1.6e-5
+    assert nb05.check_never_turn_base(exact).ok is True
+    off_by_one = nb05.check_never_turn_base((4096 / (2 * np.pi)) ** (128 / 40))  # a factor 1.00078 away
+    assert off_by_one.ok is False and "4096" in off_by_one.message
