@@ -307,7 +307,7 @@ def rope_base_safe_bound(context_len: int, head_dim: int, *, high: float | None 
 
 
 def llama4_attention_temperature(positions: Any, *, floor_scale: int = 8192, attn_scale: float = 0.1) -> np.ndarray:
-    """Llama 4's query temperature on its NoPE layers: τ(p) = 1 + attn_scale·ln(⌊(p + 1)/floor_scale⌋ + 1).
+    """Llama 4's query temperature on its NoPE layers: T(p) = 1 + attn_scale·ln(⌊(p + 1)/floor_scale⌋ + 1).
 
     As transformers' ``modeling_llama4.py`` computes it (``attn_temperature_tuning``; the idea of
     Nakanishi 2025, Scalable-Softmax, arXiv:2501.19399, which that code cites). The ``p + 1`` makes the

@@ -361,6 +361,10 @@ def test_llama4_temperature_steps_one_token_before_each_chunk_ends():
     assert (tau[:8191] == 1.0).all() and np.flatnonzero(tau > 1)[0] == 8191
     assert tau[8191] == pytest.approx(1 + 0.1 * math.log(2), abs=1e-15)
     assert tau[2 * 8192 - 1] == pytest.approx(1 + 0.1 * math.log(3), abs=1e-15)
+    # every step, not only the first: T changes exactly at p = 8192·k − 1 (catches a step every 8191, a cap)
+    K = 6
+    steps = np.flatnonzero(np.diff(llama4_attention_temperature(np.arange(K * 8192)))) + 1
+    assert steps.tolist() == (8192 * np.arange(1, K + 1) - 1).tolist()  # the last, K·8192 − 1, is in range
     with pytest.raises(ValueError, match="positions"):
         llama4_attention_temperature(np.array([-1]))
 

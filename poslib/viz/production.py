@@ -33,13 +33,16 @@ __all__ = [
     "sink_mass_figure",
 ]
 
-# (model, head_dim, rope_theta, pre-training context): each value with its source in notebook 09.
+# (model, rotated features d_r, rope_theta, pre-training context, unrotated pairs): each value with its
+# source in notebook 09. The bound is judged on the rotated part only; every unrotated pair would add
+# cos 0 = 1 to B(Δ) at every Δ (GPT-NeoX-20B rotates 24 of its 96 features, rotary_pct 0.25; DeepSeek-V3's
+# heads have a 64-feature RoPE part beside a 128-feature no-RoPE part, qk_nope_head_dim).
 REAL_BASES = [
-    ("GPT-NeoX-20B", 96, 1e4, 2048),
-    ("Llama 2", 128, 1e4, 4096),
-    ("DeepSeek-V3 (before YaRN)", 64, 1e4, 4096),
-    ("Llama 3.1 (before scaling)", 128, 5e5, 8192),
-    ("Qwen2.5-7B", 128, 1e6, 32768),
+    ("GPT-NeoX-20B", 24, 1e4, 2048, 36),
+    ("Llama 2", 128, 1e4, 4096, 0),
+    ("DeepSeek-V3 (before YaRN)", 64, 1e4, 4096, 64),
+    ("Llama 3.1 (before scaling)", 128, 5e5, 8192, 0),
+    ("Qwen2.5-7B", 128, 1e6, 32768, 0),
 ]
 
 

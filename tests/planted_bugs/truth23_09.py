@@ -1,5 +1,5 @@
 """Planted bugs behind notebook 09's repaired checks (issue 23 items 8, 10, 12): the RoPE base bound,
-M-RoPE's sections, p-RoPE's kept end, and Llama 4's NoPE-layer temperature."""
+M-RoPE's sections, p-RoPE's kept end, and Llama 4's NoPE-layer temperature (its first step and its period)."""
 
 from __future__ import annotations
 
@@ -91,5 +91,23 @@ def _llama4_temperature_floor_shifted() -> None:
     def wrong(positions: Any, *, floor_scale: int = 8192, attn_scale: float = 0.1) -> np.ndarray:
         p = np.asarray(positions)
         return 1.0 + attn_scale * np.log(np.floor(p / floor_scale) + 1.0)
+
+    swap(original, wrong)
+
+
+@bug(
+    "llama4_temperature_period_8191",
+    "Llama 4's NoPE temperature with floor(p / 8191): the first step is right (p = 8191) but the later ones "
+    "come every 8191 tokens, not at 8192·k − 1",
+    tests=("tests/test_rope_production.py",),
+    notebooks=("notebooks/09_rope_in_production.ipynb",),
+    thread="transformers modeling_llama4.py, Llama4TextAttention (attn_temperature_tuning)",
+)
+def _llama4_temperature_period_8191() -> None:
+    original = configs.llama4_attention_temperature
+
+    def wrong(positions: Any, *, floor_scale: int = 8192, attn_scale: float = 0.1) -> np.ndarray:
+        p = np.asarray(positions)
+        return 1.0 + attn_scale * np.log(np.floor(p / (floor_scale - 1)) + 1.0)
 
     swap(original, wrong)
