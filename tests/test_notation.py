@@ -50,13 +50,59 @@ def _rows() -> list[list[str]]:
     return rows
 
 
+# subscripts that only index a symbol (a position, a pair, a head, a key/query pair): stripped, so that
+# "θ_i" and "θ" are one symbol; a subscript that names something (ζ, fast, keep, train, a digit) stays
+_INDEX_SUB = re.compile(r"_(?:\{(?:[mnipt,]|\\Delta)+\}|[mnipt]|\\Delta)(?![A-Za-z])")
+_HEAD_SUB = re.compile(r"(?<!n)_h(?![A-Za-z])")  # μ_h: head h's slope; but n_h (number of heads) is a name
+# letters the table deliberately uses twice, each use distinguished by its subscript: p a position and p_m the
+# vector added at position m (and CoPE's counted position p_{m,n}); rows that call themselves "an exception"
+# (FIRE's u, KERPLE's r_1, r_2) are exempt as well
+ALLOWED_TWICE = {"p"}
+_MATH = re.compile(r"\$([^$]+)\$")
+
+
+def base_symbols(cell: str) -> list[str]:
+    """The single symbols of a table's symbol cell: each $…$ on its own, index subscripts and arguments dropped."""
+    out = []
+    for math in _MATH.findall(cell):
+        sym = re.sub(r"\(.*\)$", "", math.strip())  # PE(p) -> PE, s'(N) -> s'
+        sym = re.sub(r"\\mathrm\{([^}]*)\}", r"\1", sym)
+        sym = re.sub(r"\^\{?[\\\w{}]*\}?$", "", sym)  # a superscript that only marks a power or transpose
+        sym = _HEAD_SUB.sub("", _INDEX_SUB.sub("", sym)).replace(" ", "")
+        out.append(sym)
+    return out
+
+
+def test_base_symbols_split_and_strip_indices():
+    assert base_symbols("$x_m$, $X$") == ["x", "X"]
+    assert base_symbols("$\\theta_i$") == ["\\theta"] and base_symbols("$\\mu_h$") == ["\\mu"]
+    assert base_symbols("$g_{m,n}$, $p_{m,n}$") == ["g", "p"]
+    assert base_symbols("$B_\\zeta$") == ["B_\\zeta"] and base_symbols("$r_1$, $r_2$") == ["r_1", "r_2"]
+    assert base_symbols("$\\mathrm{PE}(p)$") == ["PE"] and base_symbols("$x'_m$") == ["x'"]
+    assert base_symbols("$f_{\\mathrm{keep}}$") == ["f_{keep}"] and base_symbols("$h$, $n_h$") == ["h", "n_h"]
+
+
 def test_one_symbol_one_meaning():
     rows = _rows()
     assert len(rows) > 40
-    symbols = [r[0] for r in rows]
-    repeated = {s for s in symbols if symbols.count(s) > 1}
-    assert not repeated, f"symbols listed twice: {repeated}"
     assert all(len(r) == 4 for r in rows), [r for r in rows if len(r) != 4]
+    cells = [r[0] for r in rows]
+    exempt = {r[0] for r in rows if "an exception" in r[1]}
+    repeated = {s for s in cells if cells.count(s) > 1}
+    assert not repeated, f"symbol cells listed twice: {repeated}"
+    # one symbol, one row: split each cell into its symbols, so "$h$" and "$h_m$" in two rows are caught
+    seen: dict[str, str] = {}
+    clashes = []
+    for cell in cells:
+        if cell in exempt:
+            continue
+        for sym in base_symbols(cell):
+            if sym in ALLOWED_TWICE:
+                continue
+            if sym in seen and seen[sym] != cell:
+                clashes.append(f"{sym!r} in {seen[sym]!r} and {cell!r}")
+            seen.setdefault(sym, cell)
+    assert not clashes, "one symbol in two rows: " + "; ".join(clashes)
 
 
 def test_table_states_the_course_decisions():
