@@ -2,14 +2,17 @@
 
 A float32 or float64 rounding error printed raw (``5e-07`` on one CPU, ``0e+00`` on another) makes strict nbval
 fail on a machine other than the one that stored the output (issue 22, item 3). Such a number must be printed
-as a verdict (``< 1e-9``) or rounded. This test reads every notebook's stored outputs, applies the substitutions
-of tests/nbval_sanitize.cfg exactly as nbval does, and fails on any number in e-notation whose magnitude is
-below 1e-5 (zero included) that is left, unless it is a bound or a tolerance (``< 1e-9``, ``(bound 1e-12)``).
+as a verdict (``< 1e-9``) or rounded. This test reads every notebook's stored outputs, raw (before the
+substitutions of tests/nbval_sanitize.cfg: a sanitizer that masks ``5.0e-07`` does not mask ``0.0e+00``, so the
+raw text is what can differ), in every text mime type nbval compares, and fails on any number in e-notation
+whose magnitude is below 1e-5 (zero included), unless a comparison sign (``< ≤ > ≥ ‹``) stands just before it
+or it sits in a clause that names a bound or a tolerance (``(bound 1e-12)``, ``rtol=1e-7``). Words such as
+"to", "below" or "within" do not exempt a number: "fell to 5e-07" is a measured value.
 """
 
 from __future__ import annotations
 
-import configparser
+import html
 import json
 import pathlib
 import re
@@ -19,33 +22,28 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("**/*.ipynb"))
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
-# words just before a number that make it a stated limit rather than a measured value
-BOUND = re.compile(
-    r"(?:[<≤>≥]|\bbounds?\b|\btol(?:erance)?\b|\b[ar]tol\b|\beps\b|\b(?:below|under|above|within|to)\b)[\s:=(]*$"
-)
+# a comparison sign just before the number makes it a stated limit, not a measured value
+SIGN = re.compile(r"[<≤>≥‹]\s*=?\s*$")
+# a clause (from the last "(", ";" or "," on the line) that names a bound or a tolerance
+CLAUSE = re.compile(r"\bbounds?\b|\b[ar]?tol(?:erance)?\b")
+CLAUSE_START = re.compile(r"[(;,]")
 LIMIT = 1e-5
-
-
-def _sanitizers() -> list[tuple[re.Pattern[str], str]]:
-    config = configparser.ConfigParser()
-    config.read(ROOT / "tests" / "nbval_sanitize.cfg", encoding="utf-8")
-    return [(re.compile(config[s]["regex"]), config[s]["replace"]) for s in config.sections()]
-
-
-SANITIZERS = _sanitizers()
+# nbval compares every output's text and every text mime type but these (images are skipped by nbval)
+SKIPPED_MIME = ("image/", "application/")
+TAG = re.compile(r"<[^>]*>")
 
 
 def risky_numbers(text: str) -> list[str]:
-    """The raw numbers below 1e-5 in ``text`` that survive the sanitizer and are not bounds, each with context."""
-    for regex, replacement in SANITIZERS:
-        text = regex.sub(replacement, text)
+    """The raw numbers below 1e-5 in ``text`` (no sanitizer applied) that are not bounds, each with context."""
     found = []
     for m in NUMBER.finditer(text):
         if abs(float(m.group())) >= LIMIT:
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1
-        before = text[max(line_start, m.start() - 25) : m.start()]
-        if BOUND.search(before):
+        before = text[line_start : m.start()]
+        starts = [c.end() for c in CLAUSE_START.finditer(before)]
+        clause = before[starts[-1] :] if starts else before
+        if SIGN.search(before) or CLAUSE.search(clause):
             continue
         found.append(text[max(line_start, m.start() - 60) : m.end()].strip())
     return found
@@ -55,7 +53,13 @@ def _stored_text(cell: dict) -> str:
     parts = []
     for out in cell.get("outputs", []):
         parts.append("".join(out.get("text", "")))
-        parts.append("".join(out.get("data", {}).get("text/plain", "")))
+        for mime, value in out.get("data", {}).items():
+            if mime.startswith(SKIPPED_MIME):
+                continue
+            text = "".join(value) if isinstance(value, list) else str(value)
+            if mime == "text/html":  # tags out first (a tag's ">" is no comparison), then entities (&lt; is "<")
+                text = html.unescape(TAG.sub(" ", text))
+            parts.append(text)
     return "\n".join(parts)
 
 
@@ -84,10 +88,27 @@ def test_scanner_flags_raw_small_numbers_and_spares_bounds():
     assert risky_numbers("max |error| 5e-07 (bound 1e-5, float32)") == ["max |error| 5e-07"]
     assert risky_numbers("max |error| 0e+00") and risky_numbers("gap 0.0e+00 here") and risky_numbers("x 1.23e-07")
     assert risky_numbers("max |error| < 1e-9 (bound 1e-9)") == []
-    assert risky_numbers("within tolerance 1e-12; bounds 1e-12; rtol=1e-7; (absolute: ≥ 1e-9); equal to 1e-12") == []
+    assert risky_numbers("(bound 1e-12); bounds 1e-12; rtol=1e-7; (absolute: ≥ 1e-9); tolerance 1e-12; ‹ 1e-9") == []
     assert risky_numbers("a frequency 1.0e-04, a rounded 0.000") == []  # above 1e-5, or no e-notation
-    # the sanitizer's own rule (one digit, one decimal, exponent −6 or below) is masked before the scan
-    assert risky_numbers("max |error| 2.2e-16") == []
+    # the raw text is scanned: the sanitizer's pattern (one digit, one decimal, exponent −6 or below) is no excuse
+    assert risky_numbers("max |error| 5.0e-07") == ["max |error| 5.0e-07"]
+    assert risky_numbers("max |error| 2.2e-16") == ["max |error| 2.2e-16"]
+    # words that once exempted a number do not: these are measured values
+    for text in ("fell to 5e-07", "below 3e-08", "within 1e-07 of it", "above 0e+00", "under 2e-09"):
+        assert risky_numbers(text), text
+    # a bound named in an earlier clause does not cover a measured value in a later one
+    assert risky_numbers("(bound 1e-9), measured 4e-12") == ["(bound 1e-9), measured 4e-12"]
+
+
+def test_scanner_reads_every_text_mime_type():
+    cell = {
+        "outputs": [
+            {"output_type": "execute_result", "data": {"text/html": "<td>3e-08</td>", "image/png": "5e-07"}},
+            {"output_type": "display_data", "data": {"text/markdown": "error 0e+00", "text/plain": "x"}},
+            {"output_type": "display_data", "data": {"text/html": "<td>&lt; 1e-9</td>"}},
+        ]
+    }
+    assert risky_numbers(_stored_text(cell)) == ["3e-08", "error 0e+00"]
 
 
 def test_every_notebook_is_scanned():

@@ -270,8 +270,10 @@ def offset_copy_accuracy(
 def position_blind_accuracy(length: int, *, offset: int, vocab: int, batch: int = 256, seed: int = 123) -> torch.Tensor:
     """Accuracy at each position ``(length,)`` of the best guess that ignores positions, on the same data.
 
-    Without positions a model sees each sequence as a bag of tokens, so the best it can do at every
-    position is to name the bag's most frequent token (ties: the smallest token id). This scores that
+    Without positions a model sees each sequence as a bag of tokens, so about the best it can do at every
+    position is to name the bag's most frequent token (ties: the smallest token id). Strictly, the best
+    guess is the most frequent among the *other* tokens, since the query's own token reaches the output
+    through the residual; the two score within a fraction of a percent. This scores that
     guess on exactly the sequences :func:`offset_copy_accuracy` draws for the same ``length``,
     ``offset``, ``vocab``, ``batch`` and ``seed`` (NaN where m < offset: nothing to copy).
     """
