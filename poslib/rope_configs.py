@@ -15,8 +15,11 @@ Hugging Face's ``transformers/modeling_rope_utils.py`` does:
   transformers' convention: rotary_dim = int(head_dim × factor)), else
   ``rotary_pct`` (GPT-NeoX); frequencies are then over rotary_dim:
   θ_i = base^(−2i/rotary_dim), i < rotary_dim/2;
-* ``original_max_position_embeddings``: from the scaling dictionary, else the top
-  level, else ``max_position_embeddings`` (transformers' fallback).
+* ``original_max_position_embeddings``: for ``llama3``, ``yarn`` and ``longrope`` the top level
+  wins when present (transformers' ``standardize_rope_params``); otherwise the scaling dictionary,
+  else the top level, else ``max_position_embeddings`` (transformers' fallback);
+* ``longrope`` (Phi-3; ``"su"`` in its first configs): without a ``factor``, s = max_position_embeddings /
+  original_max_position_embeddings sets the default attention factor.
 
 :func:`rope_base_lower_bound` is the bound of Men et al. 2024, "Base of RoPE
 Bounds Context Length" (arXiv:2405.14591): for a model to tell similar tokens
@@ -124,6 +127,8 @@ def rope_from_config(
     head_dim = _head_dim(config)
     rotary_dim = _rotary_dim(config, scaling, head_dim)
     rope_type = scaling.get("rope_type", scaling.get("type"))
+    if rope_type == "su":  # Phi-3's first configs; Hugging Face's Phi3Config reads it as longrope
+        rope_type = "longrope"
     if rope_type in _PLAIN_TYPES:
         inv_freq, attention = rope_inv_freq(rotary_dim, float(base), None, backend=backend)
         return inv_freq, attention, rotary_dim
@@ -131,8 +136,13 @@ def rope_from_config(
     # rotary_dim already holds the partial factor (from the scaling dict or the top level): applying the
     # dict's partial_rotary_factor again inside rope_inv_freq would shorten the rotated part twice.
     scaling.pop("partial_rotary_factor", None)
-    if scaling.get("original_max_position_embeddings") is None:
-        original = config.get("original_max_position_embeddings") or config.get("max_position_embeddings")
+    top_original = config.get("original_max_position_embeddings")
+    if rope_type in ("llama3", "yarn", "longrope") and top_original is not None:
+        # Hugging Face's standardize_rope_params (transformers 5.24): for these types a top-level value wins over
+        # the scaling dict's (Phi-3 keeps it outside the dict)
+        scaling["original_max_position_embeddings"] = top_original
+    elif scaling.get("original_max_position_embeddings") is None:
+        original = top_original or config.get("max_position_embeddings")
         if original is not None:
             scaling["original_max_position_embeddings"] = original
     if rope_type == "longrope" and scaling.get("factor") is None and config.get("max_position_embeddings") is not None:

@@ -119,3 +119,34 @@ def test_a_partial_factor_inside_the_scaling_dict_is_applied_once(rope_type):
         del scaling["short_factor"], scaling["long_factor"]
     inv_freq, _, rotary_dim = P.rope_from_config({"head_dim": 16, "rope_parameters": scaling})
     assert rotary_dim == 8 and len(inv_freq) == 4
+
+
+PHI3_LIKE = {
+    "hidden_size": 64,
+    "num_attention_heads": 4,
+    "rope_theta": 10000.0,
+    "max_position_embeddings": 131072,
+    "original_max_position_embeddings": 4096,
+}
+
+
+def test_a_given_factor_wins_over_the_ratio_of_the_two_lengths():
+    # transformers 5.24: the ratio (here 32) only when 'factor' is absent; factor 8 gives √(1 + ln 8 / ln 4096) = √1.25
+    scaling = {"rope_type": "longrope", "factor": 8.0, "short_factor": [1.0] * 8, "long_factor": [2.0] * 8}
+    _, attention, _ = P.rope_from_config({**PHI3_LIKE, "rope_scaling": scaling})
+    assert attention == pytest.approx(math.sqrt(1.25), rel=1e-15)
+
+
+def test_the_top_level_original_length_wins_as_in_hugging_face():
+    # the dict says 2048, the top level 4096: HF's standardize_rope_params keeps 4096, so 3000 tokens are still short
+    scaling = {"type": "longrope", "original_max_position_embeddings": 2048, "short_factor": [1.0] * 8}
+    scaling["long_factor"] = [2.0] * 8
+    inv_freq, attention, _ = P.rope_from_config({**PHI3_LIKE, "rope_scaling": scaling}, seq_len=3000)
+    np.testing.assert_allclose(inv_freq, plain(16), rtol=1e-14)
+    assert attention == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)), rel=1e-15)
+
+
+def test_phi3s_first_type_name_su_reads_as_longrope():
+    scaling = {"type": "su", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8}
+    inv_freq, _, _ = P.rope_from_config({**PHI3_LIKE, "rope_scaling": scaling}, seq_len=5000)
+    np.testing.assert_allclose(inv_freq, plain(16) / 2.0, rtol=1e-14)

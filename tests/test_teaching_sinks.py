@@ -14,12 +14,13 @@ def test_prediction_is_the_formula():
 
 
 def test_measured_mass_matches_the_large_n_prediction_on_two_seed_sets():
+    # the median over seeds (one row's Σ e^z spreads by √((e − 1)/N), so single rows may stray by ~0.06)
     lengths, logits = [256, 2048], [0.0, 4.0, 6.0]
     predicted = sinks.key_mass_predicted(lengths, logits)
     for seeds in (range(20), range(100, 120)):
         mass = sinks.key_mass_with_sink(lengths, logits, seeds)
         assert mass.shape == (20, 3, 2)
-        assert np.abs(mass - predicted).max() < 0.06
+        assert np.median(np.abs(mass - predicted), axis=0).max() < 0.03
 
 
 def test_short_rows_give_most_of_the_row_to_a_large_sink():

@@ -80,7 +80,7 @@ EXERCISES = (
             "A window of 5 tokens starts at position 3 of a longer text. Given the token vectors `x` and the "
             "learned table `P`, write the vectors that enter the first layer."
         ),
-        hint="$h_m = x_m + p_m$, with $m$ the *position*, not the slot in the window.",
+        hint="$x'_m = x_m + p_m$, with $m$ the *position*, not the slot in the window.",
         setup="x, P_table, positions = nb02.injection_problem()",
         stub="answer = None  # the 5 × 8 inputs",
         solution="answer = x + P_table[positions]",
