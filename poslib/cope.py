@@ -32,7 +32,8 @@ from torch import nn
 from ._backend import Array, check_positive_int, is_torch, xp_of
 from .attn import mask_future
 
-__all__ = ["CoPE", "cope_bias", "cope_gate_logits", "cope_positions"]
+# cope_gate_logits is a building block of cope_bias, imported from poslib.cope (not re-exported by poslib)
+__all__ = ["CoPE", "cope_bias", "cope_positions"]
 
 
 def _sigmoid(x: Array) -> Array:

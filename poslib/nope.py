@@ -17,7 +17,7 @@ import numpy as np
 
 from ._backend import Array, xp_of
 
-__all__ = ["apply_nope", "bos_logit_advantage"]
+__all__ = ["apply_nope"]
 
 
 def apply_nope(x: Array, positions: Array | None = None) -> Array:

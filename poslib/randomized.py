@@ -18,7 +18,7 @@ import numpy as np
 
 from ._backend import Array, Backend, asarray, check_positive_int, namespace
 
-__all__ = ["randomized_positions", "uniformity_z"]
+__all__ = ["randomized_positions"]
 
 
 def randomized_positions(

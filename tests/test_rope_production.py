@@ -405,7 +405,7 @@ f8 = P.rope_frequencies(8)
         (lambda: P.rope_from_config({"head_dim": 64, "rotary_dim": 65}), ValueError, "rotary_dim"),
         (lambda: P.rope_from_config({"head_dim": 10, "rotary_pct": 0.5}), ValueError, "rotary_dim"),
         (lambda: P.rope_from_config({"head_dim": 64, "rope_scaling": 8}), TypeError, "rope_scaling"),
-        (lambda: P.rope_from_config({"head_dim": 64, "rope_scaling": {"type": "longrope_v2"}}), ValueError, "rope_type"),
+        (lambda: P.rope_from_config({"head_dim": 64, "rope_scaling": {"type": "su2"}}), ValueError, "rope_type"),
         (
             lambda: P.rope_from_config({"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 2}}),
             ValueError,
