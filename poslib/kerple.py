@@ -1,10 +1,10 @@
 """KERPLE: kernelized relative positional embedding (Chi et al., 2022, arXiv:2205.09921).
 
-A learnable, conditionally positive definite kernel of the distance |i − j|
+A learnable, conditionally positive definite kernel of the distance |m − n|
 is added to the attention scores, per head::
 
-    power:  b(i, j) = −r₁ · |i − j|^r₂          (r₁ > 0, 0 < r₂ ≤ 2)
-    log:    b(i, j) = −r₁ · log(1 + r₂ · |i − j|)  (r₁, r₂ > 0)
+    power:  b(m, n) = −r₁ · |m − n|^r₂          (r₁ > 0, 0 < r₂ ≤ 2)
+    log:    b(m, n) = −r₁ · log(1 + r₂ · |m − n|)  (r₁, r₂ > 0)
 
 With r₂ = 1 the power form is ALiBi with a learned slope; the log form decays
 ever more slowly, which the paper found extrapolates best.
@@ -57,9 +57,9 @@ def kerple_bias(
     r1, r2 = r1.reshape(-1, 1, 1), r2.reshape(-1, 1, 1)
     distance = xp.abs(_relative_distance(q_len, k_len, xp, device))
     if kind == "power":
-        bias = -r1 * distance**r2  # −r₁·|i − j|^r₂
+        bias = -r1 * distance**r2  # −r₁·|m − n|^r₂
     else:
-        bias = -r1 * xp.log(1 + r2 * distance)  # −r₁·log(1 + r₂·|i − j|)
+        bias = -r1 * xp.log(1 + r2 * distance)  # −r₁·log(1 + r₂·|m − n|)
     return mask_future(bias) if causal else bias
 
 
@@ -78,6 +78,9 @@ class KerpleBias(nn.Module):
     projects them in place onto r ≥ 0.01 (and r₂ ≤ 2 for the power kernel), so a gradient step
     that crosses the bound is undone before the next use. This module does the same, and projects
     once at initialisation too, so the stored values are valid before the first forward pass.
+
+    One module is one table; the authors' ``gpt2_model.py`` builds a single KERPLE module and hands it
+    to every layer, while the lab (``poslib.lab.LabModel``) gives each layer its own.
 
     ``r1_init`` / ``r2_init``: a number starts every head there instead of the random draw
     (then projected like any other value); ``generator`` draws the initial values (default: torch's

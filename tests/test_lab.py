@@ -955,6 +955,33 @@ def test_comparison_table_puts_published_orderings_beside_this_run():
     assert "kerple" not in rows[1]["lab_ppl"]  # a scheme this run lacks is left out
 
 
+def test_comparison_table_joins_with_approx_only_schemes_tied_with_their_whole_group():
+    from poslib.lab.report import comparison_table
+
+    # two seeds, spread 1.0 each at 8x: alibi 7.0 ~ t5 7.8 ~ rope 8.6, but alibi and rope are 1.6 apart
+    def two(mean):
+        return [[6.0, 6, 6, mean - 0.5, 6], [6.0, 6, 6, mean + 0.5, 6]]
+
+    r = _with_seeds({"alibi": two(7.0), "t5": two(7.8), "rope": two(8.6), "sinusoidal": two(20.0)})
+    text = comparison_table(r, 8)[0]["lab_ppl"]
+    assert text.startswith("alibi ≈ t5 < rope < sinusoidal"), text
+
+
+def test_verdict_names_the_schemes_tied_with_the_best_of_section_6_2():
+    from poslib.lab import claim_verdicts
+
+    # sandwich is best at 8x, kerple within the seed spread of it: the verdict must not name sandwich alone
+    def two(mean, half=0.2):
+        return [[6.0, 6, 6, mean - half, 6], [6.0, 6, 6, mean + half, 6]]
+
+    base = {"rope": two(15.0), "rope+ntk": two(10.0), "rope+yarn": two(10.4), "sandwich": two(6.7, 0.3)}
+    v = claim_verdicts(_with_seeds(dict(base, kerple=two(6.8, 0.3))))["rope+ntk"]
+    assert "sandwich is the best (tied with kerple)" in v, v
+    v = claim_verdicts(_with_seeds(dict(base, kerple=two(8.0, 0.3))))["rope+ntk"]
+    assert "sandwich is the best." in v or "sandwich is the best " in v, v
+    assert "tied with kerple" not in v, v
+
+
 def test_committed_lab_run_replays_bit_for_bit(committed, corpus):
     from poslib.lab import replay_losses, same_environment
 
@@ -1172,6 +1199,10 @@ def test_committed_kerple_rows_are_what_the_authors_initialisation_gives(committ
 
     # The kerple rows were rerun when KerpleBias took the authors' initialisation (issue 23): a replay of the
     # first steps with the current code reproduces them (a constant r1 = r2 = 1 start gives other losses).
+    # The constant start differs from the stored losses by 1e-3 relative within 10 steps, so only a replay
+    # with the file's Python, torch and corpus can tell the two apart: elsewhere the test says so and skips.
+    if not same_environment(committed, corpus):
+        pytest.skip("results/lab.json was made with another Python, torch or corpus: a 10-step replay cannot tell")
     live, stored = replay_losses(committed, "kerple", 1, 10, corpus)
     worst = max(abs(a - b) / b for a, b in zip(live, stored, strict=True))
-    assert worst <= (1e-6 if same_environment(committed, corpus) else 2e-2), worst
+    assert worst <= 1e-5, f"kerple seed 1: first 10 losses differ by {worst:.2g} relative (bound 1e-5)"

@@ -14,16 +14,19 @@ scheme         where position enters                                 poslib
 ``sinusoidal`` x + s·PE(m) at the input, s = 0.02·√2                    SinusoidalEmbedding
 ``rope``       q, k rotated by m·θ_i in every layer                   rope_angles, rope_inv_freq
 ``xpos``       RoPE plus a per-pair decay ζ_i^(±m/512)                xpos_scale
-``t5``         learned bias per (bucket of j − i, head), one table    T5RelativeBias, mask_future
-``alibi``      bias −m_h·(i − j)                                      alibi_bias
-``kerple``     learned bias −r₁·log(1 + r₂·(i − j)) per layer, head   KerpleBias
-``sandwich``   bias Σ_k [cos((i − j)ω_k) − 1] / (8h/H)                sandwich_bias
-``fire``       learned bias f_θ(ψ(i − j)/ψ(max(L, i))) per layer      FireBias
-``cope``       q_i·e[p_ij], p_ij = gated count of keys j … i, per     CoPE
+``t5``         learned bias per (bucket of n − m, head), one table    T5RelativeBias, mask_future
+``alibi``      bias −μ_h·(m − n)                                      alibi_bias
+``kerple``     learned bias −r₁·log(1 + r₂·(m − n)) per layer, head   KerpleBias
+``sandwich``   bias Σ_i [cos((m − n)ω_i) − 1] / (8h/n_h)              sandwich_bias
+``fire``       learned bias f_θ(ψ(m − n)/ψ(max(L, m))) per layer      FireBias
+``cope``       q_m·e[p_mn], p_mn = gated count of keys n … m, per     CoPE
                layer (positions clamped to train_len − 1)
 ``rope+random``RoPE at a sorted random subset of 0 … 32·train_len − 1  randomized_positions
                (a fresh draw per training step, seeded ones at test)
 =============  ====================================================  ==========================
+
+KERPLE's table is per layer here; the authors' code (``gpt2_model.py`` of github.com/chijames/KERPLE)
+builds one KERPLE module and passes it to every layer, so their layers share one (r₁, r₂) per head.
 
 ``rope+random`` is a *trained* scheme despite its ``+``: a model of its own, trained
 with randomized positions (Ruoss et al., 2023). As in the paper's code

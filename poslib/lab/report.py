@@ -30,7 +30,6 @@ verdicts are drawn from, and named separately.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -272,8 +271,9 @@ def claim_verdicts(results: Mapping[str, Any], multiple: int = 8) -> dict[str, s
         elif best_all == "rope+ntk" or "rope+ntk" in ties_all:
             overall, holds = "and ties for the best of the methods 000 §6.2 lists", "partly holds"
         else:
+            tied_best = f" (tied with {', '.join(ties_all)})" if ties_all else ""
             overall, holds = (
-                f"but of the methods 000 §6.2 lists, {best_all} is the best",
+                f"but of the methods 000 §6.2 lists, {best_all} is the best{tied_best}",
                 ("partly holds" if best == "rope+ntk" or "rope+ntk" in ties else "does not hold"),
             )
         unranked = [x for x in dict.fromkeys(variants + pool) if seeds_disagree(results, x, multiple)]
@@ -525,8 +525,8 @@ PUBLISHED: tuple[dict[str, Any], ...] = (
 def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict[str, str]]:
     """Each published ordering of :data:`PUBLISHED` beside this run's ordering of the same schemes.
 
-    This run's ordering is by mean perplexity at ``multiple`` × L_train (``a ≈ b``: tied by the seed
-    spread), and by passkey accuracy at the same length when the run has it. A scheme whose seeds
+    This run's ordering is by mean perplexity at ``multiple`` × L_train (``a ≈ b ≈ c``: every pair
+    of the group tied by the seed spread; ``<`` starts a new group), and by passkey accuracy at the same length when the run has it. A scheme whose seeds
     disagree there is not placed in the order: its per-seed values are shown instead.
     """
     rows = []
@@ -534,9 +534,13 @@ def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict
         names = [s for s in pub["schemes"] if s in results["ppl"]]
         split = [s for s in names if seeds_disagree(results, s, multiple)]
         ranked = [(s, v) for s, v in ranking(results, multiple, names) if s not in split]
-        text = ranked[0][0] if ranked else "—"
-        for (prev, _), (s, _) in itertools.pairwise(ranked):
-            text += (" ≈ " if tied(results, prev, s, multiple) else " < ") + s
+        text, group = (ranked[0][0] if ranked else "—"), ranked[:1]
+        for s, v in ranked[1:]:
+            # "≈" only joins a scheme tied with every member of its group, so a ≈ b ≈ c never hides a < c
+            if all(tied(results, g, s, multiple) for g, _ in group):
+                text, group = text + " ≈ " + s, [*group, (s, v)]
+            else:
+                text, group = text + " < " + s, [(s, v)]
         text += "".join(f"; {s} not placed, seeds disagree ({seeds_text(results, s, multiple)})" for s in split)
         row = {
             **{k: str(v) for k, v in pub.items() if k != "schemes"},

@@ -281,8 +281,10 @@ def run_lab(
 def rerun(results: Mapping[str, Any], scheme: str, seed: int, corpus: Corpus | None = None) -> dict[str, float | None]:
     """Train ``scheme`` for ``seed`` again with the configuration stored in ``results``; its perplexities.
 
-    The returned ``{length: ppl}`` can be compared with ``results["runs"][scheme][str(seed)]["ppl"]``:
-    on the same CPU with :func:`poslib.lab.same_environment` they are identical, bit for bit.
+    The returned ``{length: ppl}`` can be compared with ``results["runs"][scheme][str(seed)]["ppl"]``.
+    With :func:`poslib.lab.same_environment` they agree closely but not always bit for bit: the CPU's
+    floating-point kernels move the last digits, and 600 training steps amplify them (notebook 08's
+    check of the committed sinusoidal model found a relative difference near 1e-3 and allows 1e-2).
     """
     stored = LabConfig.from_dict(results["config"])
     if scheme not in stored.schemes:
@@ -301,8 +303,8 @@ def replay_losses(
     with the configuration stored in ``results``, and the ones the results file holds.
 
     The cheap live check of a long run: the same schedule (its learning rate follows the full step
-    count), the same data and passkey streams, so on the same CPU with :func:`poslib.lab.same_environment`
-    the two lists are identical, bit for bit; elsewhere they drift apart slowly from the first step.
+    count), the same data and passkey streams, so with :func:`poslib.lab.same_environment` the two lists
+    start identical and drift apart slowly, if at all, as another CPU's kernels move the last digits.
     """
     cfg = LabConfig.from_dict(results["config"])
     base = split_scheme(scheme)[0]

@@ -529,6 +529,9 @@ def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, 
     # finished). Both menu actions work on the whole notebook while its later cells are still
     # being attached to the page, so rendering and the kernel's work overlap.
     _menu(page, "Edit", "editmenu:clear-all")
+    # A collapsed code cell (a long run of checks) has no prompt on the page, so it would never read
+    # as run: View ▸ Expand All Code first, as a student who wants to see what ran.
+    _menu(page, "View", "notebook:show-all-cell-code")
     page.wait_for_function(
         f"""() => !document.querySelector('{_CELLS} .jp-OutputArea-output') &&
         ![...document.querySelectorAll('{_CELLS} .jp-InputPrompt')].some(e => /\\d/.test(e.textContent))""",
