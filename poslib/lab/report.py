@@ -526,8 +526,9 @@ def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict
     """Each published ordering of :data:`PUBLISHED` beside this run's ordering of the same schemes.
 
     This run's ordering is by mean perplexity at ``multiple`` × L_train (``a ≈ b ≈ c``: every pair
-    of the group tied by the seed spread; ``<`` starts a new group), and by passkey accuracy at the same length when the run has it. A scheme whose seeds
-    disagree there is not placed in the order: its per-seed values are shown instead.
+    of the group tied by the seed spread; ``<`` starts a new group), and by passkey accuracy at the
+    same length when the run has it. A scheme whose seeds disagree there is not placed in the order:
+    its per-seed values are shown instead.
     """
     rows = []
     for pub in PUBLISHED:
