@@ -10,12 +10,17 @@ that a fresh run reproduces exactly those outputs.
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import sys
 import time
 
 import nbformat
 from nbclient import NotebookClient
+
+# one thread per kernel, as under pytest (see conftest.py): the stored outputs come from the conditions CI runs in
+for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

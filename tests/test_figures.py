@@ -136,20 +136,36 @@ def figure_problems(fig: Figure) -> list[str]:
 
 
 @pytest.mark.parametrize("cls", PLOTS, ids=[c.__name__ for c in PLOTS])
-def test_live_plot_is_readable_at_every_setting(cls):
+def test_live_plot_updates_in_place_and_is_readable_at_every_setting(cls):
+    """One pass over the slider benchmark's settings: each draw serves both the update and the readability checks."""
+    assert cls.bench_values, f"{cls.__name__} needs bench_values for the slider benchmark"
     plot = cls()
-    assert not (found := figure_problems(plot.fig)), f"{cls.__name__} at its defaults: {found}"
+    fig, axes = plot.fig, list(plot.fig.axes)
+    assert not (found := figure_problems(fig)), f"{cls.__name__} at its defaults: {found}"
+    before, changed = _pixels(fig), False  # figure_problems has just drawn it
     for values in cls.bench_values:
-        if {**plot.params, **values} == cls.defaults:
-            plot.update(**values)
-            continue  # back to the defaults: already checked
-        plot.update(**values)
-        assert not (found := figure_problems(plot.fig)), f"{cls.__name__} at {values}: {found}"
-    png = render_png(plot.fig)
+        at_defaults = {**plot.params, **values} == cls.defaults  # already checked for readability
+        assert plot.update(**values) is fig
+        assert list(fig.axes) == axes, "update must reuse the axes, not add new ones"
+        if at_defaults:
+            fig.canvas.draw()
+        else:
+            assert not (found := figure_problems(fig)), f"{cls.__name__} at {values}: {found}"
+        after = _pixels(fig)
+        changed |= after.shape != before.shape or bool((after != before).any())
+        before = after
+    assert changed, f"{cls.__name__}.update never changed the picture"
+    png = render_png(fig)
+    assert png[:4] == b"\x89PNG"
     width_px = int.from_bytes(png[16:20], "big")  # PNG IHDR: width, big-endian, at byte 16
-    assert abs(width_px - plot.fig.get_figwidth() * style.RENDER_DPI) <= 1
+    assert abs(width_px - fig.get_figwidth() * style.RENDER_DPI) <= 1
     assert style.RENDER_DPI == 2 * style.DISPLAY_DPI
     plot.close()
+
+
+def _pixels(fig: Figure) -> np.ndarray:
+    """The canvas as last drawn (RGBA)."""
+    return np.asarray(fig.canvas.buffer_rgba()).copy()
 
 
 def test_widget_shows_the_figure_at_one_css_inch_per_figure_inch():

@@ -892,7 +892,8 @@ def test_gpu_preset_builds_its_model_and_takes_one_step_on_cpu(corpus):
     assert cfg.train.device == "cuda" and cfg.retrieval.passkey
     assert cfg.model.d_model >= 4 * 64 and cfg.model.n_layers >= 4 and cfg.train_len >= 256
     assert cfg.eval_lens == tuple(cfg.train_len * m for m in (1, 2, 4, 8, 16))
-    one = cfg.replace(device="cpu", steps=1, schemes=("rope",))
+    # the preset's model at its own width, depth and length; two windows instead of its batch keep the step cheap
+    one = cfg.replace(device="cpu", steps=1, schemes=("rope",), batch_size=2)
     model, record = lab_train_model("rope", one, corpus, seed=0)
     assert len(record["losses"]) == 1 and math.isfinite(record["losses"][0]) and record["n_params"] > 3_000_000
     with torch.no_grad():
@@ -1014,14 +1015,8 @@ def test_committed_full_run_is_the_full_preset_over_three_seeds(full):
     assert max(full.passkey[s]["64"] for s in SCHEMES) >= 0.9
 
 
-def test_committed_full_run_is_what_the_code_produces(full, corpus):
-    from poslib.lab import replay_losses, same_environment
-
-    # Retraining 36 models takes most of an hour; the first 100 steps of one of them take seconds.
-    live, stored = replay_losses(full, "rope", 0, 100, corpus)
-    assert len(live) == len(stored) == 100
-    worst = max(abs(a - b) / b for a, b in zip(live, stored, strict=True))
-    assert worst <= (1e-3 if same_environment(full, corpus) else 2e-2), worst
+# Whether lab_full.json is what this code produces: notebook 08's cell `pk-check` replays the first 100 steps
+# of its rope model (seed 0) against the stored losses; CI runs it there, so it is not repeated here.
 
 
 # ---- issue 23: --help, reruns merged into a results file, verdicts when seeds disagree ----------------------------

@@ -64,3 +64,25 @@ def _lab_cope_position_logits_scaled() -> None:
         return original(self, module, q, k, ctx) / math.sqrt(q.shape[-1])  # −inf stays −inf
 
     schemes.Cope.layer_bias = scaled  # type: ignore[method-assign]
+
+
+@bug(
+    "cope_forward_count",
+    "CoPE counts gates forward from the first key (cumsum over 0 … n) instead of back from the query (n … m)",
+    tests=("tests/test_cope.py",),
+    notebooks=("notebooks/08_extrapolation_lab.ipynb",),
+    thread="Golovneva et al. 2024 (arXiv 2405.18719), Appendix B: gates.flip(-1).cumsum(dim=-1).flip(-1)",
+)
+def _cope_forward_count() -> None:
+    import torch
+
+    import poslib.cope as cope
+
+    def forward(gate_logits: Any, *, max_pos: int | None = None) -> Any:
+        gates = cope._sigmoid(gate_logits)
+        pos = gates.cumsum(-1)  # numpy and torch alike
+        if max_pos is not None:
+            pos = pos.clamp(max=max_pos - 1) if isinstance(pos, torch.Tensor) else pos.clip(max=max_pos - 1)
+        return pos
+
+    swap(cope.cope_positions, forward)
