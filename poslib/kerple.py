@@ -3,8 +3,8 @@
 A learnable, conditionally positive definite kernel of the distance |m − n|
 is added to the attention scores, per head::
 
-    power:  b(m, n) = −r₁ · |m − n|^r₂          (r₁ > 0, 0 < r₂ ≤ 2)
-    log:    b(m, n) = −r₁ · log(1 + r₂ · |m − n|)  (r₁, r₂ > 0)
+    power:  bias(m, n) = −r₁ · |m − n|^r₂          (r₁ > 0, 0 < r₂ ≤ 2)
+    log:    bias(m, n) = −r₁ · log(1 + r₂ · |m − n|)  (r₁, r₂ > 0)
 
 With r₂ = 1 the power form is ALiBi with a learned slope; the log form decays
 ever more slowly, which the paper found extrapolates best.

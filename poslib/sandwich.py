@@ -1,18 +1,18 @@
 """Sandwich (Chi et al., 2023, "Dissecting Transformer Length Extrapolation via the Lens of Receptive Field Analysis").
 
 Sandwich keeps the sinusoidal encoding but uses it only as a *bias*: the inner
-product of two sinusoidal vectors, which depends only on i − j::
+product of two sinusoidal vectors, which depends only on m − n::
 
-    PE(i) · PE(j) = Σ_{k<d/2} cos((i − j) ω_k),   ω_k = base^(−2k/d)
+    PE(m) · PE(n) = Σ_{i<d/2} cos((m − n) ω_i),   ω_i = base^(−2i/d)
 
 poslib subtracts d/2 (its value at distance 0), so the bias is 0 on the
 diagonal and ≤ 0 elsewhere, and decays (on average, with ripples) with
-distance, like a smooth ALiBi. Per head, the bias is divided by 8h/H (head h
-of H, 1-based), as ALiBi spreads its slopes; head 1 of 8 (divisor 1) is the plain sum. Source of the
+distance, like a smooth ALiBi. Per head, the bias is divided by 8h/n_h (head h
+of n_h, 1-based), as ALiBi spreads its slopes; head 1 of 8 (divisor 1) is the plain sum. Source of the
 divisor: NVIDIA NeMo's ``SandwichRelativePositionEmbedding`` (which implements
-arXiv:2212.10356 as (Σ_k cos − d/2) / (8h/H)) and the paper's Figure 1, which uses
-h·8/H for ALiBi's heads; the Sandwich section's own text was not checked for it.
-NeMo takes ω_k for k = 1 … d/2, poslib (the sinusoidal table's) k = 0 … d/2 − 1.
+arXiv:2212.10356 as (Σ_i cos − d/2) / (8h/n_h)) and the paper's Figure 1, which uses
+h·8/n_h for ALiBi's heads; the Sandwich section's own text was not checked for it.
+NeMo takes ω_i for i = 1 … d/2, poslib (the sinusoidal table's) i = 0 … d/2 − 1.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def sandwich_bias(
     backend: Backend | None = None,
     device: Any = None,
 ) -> Array:
-    """Σ_k [cos((i − j) ω_k) − 1] / (8h/H) for head h of H = ``n_heads``, shape ``(n_heads, q_len, k_len)``.
+    """Σ_i [cos((m − n) ω_i) − 1] / (8h/n_h) for head h of n_h = ``n_heads``, shape ``(n_heads, q_len, k_len)``.
 
     ``dim`` is the sinusoidal dimension (ω_k = base^(−2k/dim)); queries are the last q_len of
     k_len positions (:mod:`poslib.attn`); ``backend=None`` means NumPy.
@@ -54,5 +54,5 @@ def sandwich_bias(
     per_offset = (xp.cos(offsets[:, None] * freqs) - 1).sum(-1)  # Σ_k [cos(r·ω_k) − 1]
     bias = per_offset[distance + (k_len - 1)]
     h = arange(n_heads, xp, device=device) + 1
-    bias = bias[None] / (8 * h / n_heads)[:, None, None]  # ÷ 8h/H
+    bias = bias[None] / (8 * h / n_heads)[:, None, None]  # ÷ 8h/n_h
     return mask_future(bias) if causal else bias

@@ -113,7 +113,7 @@ COURSE = (
         "RoPE: rotary position embedding",
         (
             "derive RoPE from the requirement that scores depend on $m-n$ only",
-            "verify $R_m^\\top R_n = R_{n-m}$ and that three implementations agree",
+            "verify $R_{\\Theta,m}^\\top R_{\\Theta,n} = R_{\\Theta,n-m}$ and that three implementations agree",
             "tell the two memory layouts apart, and read the long-range decay bound honestly",
         ),
         17,

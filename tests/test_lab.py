@@ -957,15 +957,20 @@ def test_comparison_table_puts_published_orderings_beside_this_run():
 
 
 def test_comparison_table_joins_with_approx_only_schemes_tied_with_their_whole_group():
-    from poslib.lab.report import comparison_table
+    from poslib.lab.report import comparison_table, tied
 
-    # two seeds, spread 1.0 each at 8x: alibi 7.0 ~ t5 7.8 ~ rope 8.6, but alibi and rope are 1.6 apart
+    # two seeds, spread 1.0 each at 8x: alibi 7.0 ~ t5 7.8 ~ rope 8.6, but alibi and rope are 1.6 apart:
+    # rope is behind alibi and tied with t5, so neither "≈" nor a plain "<" may join it
     def two(mean):
         return [[6.0, 6, 6, mean - 0.5, 6], [6.0, 6, 6, mean + 0.5, 6]]
 
     r = _with_seeds({"alibi": two(7.0), "t5": two(7.8), "rope": two(8.6), "sinusoidal": two(20.0)})
     text = comparison_table(r, 8)[0]["lab_ppl"]
-    assert text.startswith("alibi ≈ t5 < rope < sinusoidal"), text
+    assert text.startswith("alibi ≈ t5 ≲ rope (tied with t5) < sinusoidal"), text
+    # no "<" ever joins a tied pair
+    for a, b in (("alibi", "t5"), ("t5", "rope"), ("alibi", "sinusoidal")):
+        assert (f"{a} < {b}" in text) == (not tied(r, a, b) and f"{a} < {b}" in text)
+    assert not tied(r, "rope", "sinusoidal") and "rope (tied with t5) < sinusoidal" in text
 
 
 def test_verdict_names_the_schemes_tied_with_the_best_of_section_6_2():

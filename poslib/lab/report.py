@@ -526,22 +526,31 @@ def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict
     """Each published ordering of :data:`PUBLISHED` beside this run's ordering of the same schemes.
 
     This run's ordering is by mean perplexity at ``multiple`` × L_train (``a ≈ b ≈ c``: every pair
-    of the group tied by the seed spread; ``<`` starts a new group), and by passkey accuracy at the
-    same length when the run has it. A scheme whose seeds disagree there is not placed in the order:
-    its per-seed values are shown instead.
+    of the group tied by the seed spread, and none with a scheme placed earlier; ``< d``: d is tied
+    with no scheme placed before it; ``≲ d (tied with b, …)``: d is tied with the schemes named, a set
+    the chain alone could not show; both start a new group), and by passkey accuracy at the same
+    length when the run has it. A scheme whose seeds disagree there is not placed in the order: its
+    per-seed values are shown instead.
     """
     rows = []
     for pub in PUBLISHED:
         names = [s for s in pub["schemes"] if s in results["ppl"]]
         split = [s for s in names if seeds_disagree(results, s, multiple)]
         ranked = [(s, v) for s, v in ranking(results, multiple, names) if s not in split]
-        text, group = (ranked[0][0] if ranked else "—"), ranked[:1]
-        for s, v in ranked[1:]:
-            # "≈" only joins a scheme tied with every member of its group, so a ≈ b ≈ c never hides a < c
-            if all(tied(results, g, s, multiple) for g, _ in group):
-                text, group = text + " ≈ " + s, [*group, (s, v)]
+        text = ranked[0][0] if ranked else "—"
+        group, placed = [s for s, _ in ranked[:1]], [s for s, _ in ranked[:1]]
+        for s, _ in ranked[1:]:
+            # "≈" only joins a scheme tied with every member of its group and with nothing placed before
+            # it, so a ≈ b ≈ c never hides a < c; "≲ s (tied with …)" names the ties a chain cannot show;
+            # "<" joins a scheme tied with nothing placed before it
+            ties = [p for p in placed if tied(results, p, s, multiple)]
+            if set(group) <= set(ties) and set(ties) <= set(group):
+                text, group = text + " ≈ " + s, [*group, s]
+            elif ties:
+                text, group = text + f" ≲ {s} (tied with {', '.join(ties)})", [s]
             else:
-                text, group = text + " < " + s, [(s, v)]
+                text, group = text + " < " + s, [s]
+            placed.append(s)
         text += "".join(f"; {s} not placed, seeds disagree ({seeds_text(results, s, multiple)})" for s in split)
         row = {
             **{k: str(v) for k, v in pub.items() if k != "schemes"},

@@ -298,7 +298,7 @@ class Fire(LayerBias):
 
 
 class Cope(Scheme):
-    """q_i·e[p_ij], p_ij = gated count of keys j … i, per layer (positions clamped to cope_max_pos − 1)."""
+    """q_m·e[p_mn], p_mn = gated count of keys n … m, per layer (positions clamped to cope_max_pos − 1)."""
 
     name = "cope"
 

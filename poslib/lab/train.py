@@ -66,8 +66,8 @@ def train_model(
     """Train the model for ``scheme`` (its base scheme) and return it with a training record.
 
     ``stop_after`` runs only the first steps of the same schedule (the learning rate still follows
-    ``cfg.train.steps``): their losses equal the full run's first losses, bit for bit, which is a cheap
-    live check of a stored run.
+    ``cfg.train.steps``): with the stored run's Python, torch and corpus their losses match its first losses (bit for
+    bit for the first steps; another CPU's kernels then move the last digits), a cheap live check of a stored run.
 
     With ``cfg.retrieval.passkey`` every step also trains on ``passkey_rows`` passkey sequences of
     train_len bytes (:mod:`poslib.lab.passkey`, random depths), scored on their answer digits only:
