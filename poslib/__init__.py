@@ -12,6 +12,7 @@ One module per family; everything public is re-exported here::
     nope            no positions at all            attn           reference attention, masks, distances
     fire            Li et al. 2024 (FIRE)          cope           Golovneva et al. 2024 (CoPE)
     randomized      Ruoss et al. 2023              rope_diagnostics  unseen RoPE angles, KV-cache drift
+    remap           ReRoPE, Leaky ReRoPE, Self-Extend: training-free distance remapping
 
 Teaching helpers (toy models, similarity, the pretrained table) live in :mod:`poslib.teaching`,
 figures in :mod:`poslib.viz`, the training lab in :mod:`poslib.lab`; this layer imports none of them.
@@ -47,6 +48,16 @@ from .logn import logn_scale
 from .mrope import apply_mrope, apply_rope_2d, mrope_axis_of_pair
 from .nope import apply_nope
 from .randomized import randomized_positions
+from .remap import (
+    RemappedPositions,
+    remapped_distances,
+    rerope_positions,
+    rerope_relative_positions,
+    rope_remapped_scores,
+    self_extend_max_distance,
+    self_extend_positions,
+    self_extend_relative_positions,
+)
 from .rope import (
     apply_rope,
     rope_angles,
@@ -101,6 +112,7 @@ __all__ = [
     "FireBias",
     "KerpleBias",
     "LearnedPositionalEmbedding",
+    "RemappedPositions",
     "SinusoidalEmbedding",
     "T5RelativeBias",
     "TransformerXLRelativeScores",
@@ -135,6 +147,9 @@ __all__ = [
     "randomized_positions",
     "register_rope_scaling",
     "relative_distance",
+    "remapped_distances",
+    "rerope_positions",
+    "rerope_relative_positions",
     "rope_angles",
     "rope_base_lower_bound",
     "rope_base_safe_bound",
@@ -146,10 +161,14 @@ __all__ = [
     "rope_inv_freq",
     "rope_layout_permutation",
     "rope_matrix",
+    "rope_remapped_scores",
     "rope_rotate",
     "rope_unseen_angle",
     "rotate_half",
     "sandwich_bias",
+    "self_extend_max_distance",
+    "self_extend_positions",
+    "self_extend_relative_positions",
     "sinusoidal_encode",
     "sinusoidal_frequencies",
     "sinusoidal_shift_matrix",

@@ -253,6 +253,38 @@ CASES = [
         lambda: P.alibi_receptive_field(P.alibi_slopes(12), 0.9, length=50),
         lambda: P.alibi_receptive_field(t(P.alibi_slopes(12)), 0.9, length=50),
     ),
+    (
+        "rerope_relative_positions (leaky)",
+        lambda: P.rerope_relative_positions(5, 9, window=3, leak=2.5),
+        lambda: P.rerope_relative_positions(5, 9, window=3, leak=2.5, backend="torch"),
+    ),
+    (
+        "rerope_positions",
+        lambda: P.rerope_positions(5, 9, window=3, leak=2.5).q_positions,
+        lambda: P.rerope_positions(5, 9, window=3, leak=2.5, backend="torch").q_positions,
+    ),
+    (
+        "self_extend_relative_positions",
+        lambda: P.self_extend_relative_positions(5, 9, group_size=2, neighbor_window=3).astype(float),
+        lambda: P.self_extend_relative_positions(5, 9, group_size=2, neighbor_window=3, backend="torch").double(),
+    ),
+    (
+        "self_extend_positions",
+        lambda: P.self_extend_positions(5, 9, group_size=2, neighbor_window=3).q_positions.astype(float),
+        lambda: P.self_extend_positions(5, 9, group_size=2, neighbor_window=3, backend="torch").q_positions.double(),
+    ),
+    (
+        "remapped_distances",
+        lambda: P.remapped_distances(P.rerope_positions(5, 9, window=3, leak=2.5)),
+        lambda: P.remapped_distances(P.rerope_positions(5, 9, window=3, leak=2.5, backend="torch")),
+    ),
+    (
+        "rope_remapped_scores",
+        lambda: P.rope_remapped_scores(Q, K, P.self_extend_positions(5, group_size=2, neighbor_window=3), F16[:4]),
+        lambda: P.rope_remapped_scores(
+            t(Q), t(K), P.self_extend_positions(5, group_size=2, neighbor_window=3, backend="torch"), t(F16[:4])
+        ),
+    ),
 ]
 
 
@@ -293,6 +325,7 @@ def test_every_public_function_has_a_backend_case():
         "mrope_axis_of_pair",  # an integer index (NumPy), the same for both backends
         "rope_base_lower_bound",  # returns a Python float, built from sizes
         "rope_base_safe_bound",  # returns a Python float, built from sizes
+        "self_extend_max_distance",  # a Python int from three sizes
     }
     functions = [n for n in P.__all__ if callable(getattr(P, n)) and n[0].islower() and n not in skip]
     missing = [n for n in functions if n not in covered]
