@@ -14,7 +14,9 @@ Modules, each readable top to bottom and each about one concern:
 * :mod:`poslib.lab.evaluate`: perplexity on non-overlapping windows, attention profiles;
 * :mod:`poslib.lab.run`: training and scoring every (scheme, seed), in parallel if asked;
 * :mod:`poslib.lab.results`: the results dataclass, its table, the environment check;
-* :mod:`poslib.lab.report`: growth with length, rankings and verdicts computed from a run's numbers.
+* :mod:`poslib.lab.report`: growth with length, rankings and verdicts computed from a run's numbers;
+* :mod:`poslib.lab.extend`: extending the rope model's context, training-free (remaps, scalings) and
+  by short fine-tuning (``--extend``).
 
 Command line: ``python -m poslib.lab --help``.
 """
@@ -23,6 +25,7 @@ from .config import PRESETS, EvalConfig, LabConfig, ModelConfig, PasskeyConfig, 
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
 from .determinism import deterministic
 from .evaluate import attention_profile, evaluate, evaluate_passkey
+from .extend import FINETUNE_METHODS, TRAINING_FREE, ExtendConfig, finetune_model, run_extension
 from .model import LabModel, WeightedOutput
 from .passkey import passkey_batch
 from .report import (
@@ -55,10 +58,21 @@ from .report import (
 )
 from .results import LabResults, merge_results, same_environment, summary_table
 from .run import replay_losses, rerun, run_lab
-from .schemes import INFERENCE_VARIANTS, REGISTRY, SCHEMES, TRAINED_SCHEMES, Scheme, split_scheme
+from .schemes import (
+    EXTENSION_VARIANTS,
+    INFERENCE_VARIANTS,
+    REGISTRY,
+    SCHEMES,
+    TRAINED_SCHEMES,
+    RemapSettings,
+    Scheme,
+    split_scheme,
+)
 from .train import lr_at, train_model
 
 __all__ = [
+    "EXTENSION_VARIANTS",
+    "FINETUNE_METHODS",
     "INFERENCE_VARIANTS",
     "PASSKEY_DISAGREE",
     "PPL_DISAGREE",
@@ -67,13 +81,16 @@ __all__ = [
     "REGISTRY",
     "SCHEMES",
     "TRAINED_SCHEMES",
+    "TRAINING_FREE",
     "Corpus",
     "EvalConfig",
+    "ExtendConfig",
     "LabConfig",
     "LabModel",
     "LabResults",
     "ModelConfig",
     "PasskeyConfig",
+    "RemapSettings",
     "Scheme",
     "TrainConfig",
     "WeightedOutput",
@@ -87,6 +104,7 @@ __all__ = [
     "eval_spans",
     "evaluate",
     "evaluate_passkey",
+    "finetune_model",
     "growth",
     "growth_range",
     "load_stdlib_corpus",
@@ -105,6 +123,7 @@ __all__ = [
     "rerun",
     "retrieval",
     "retrieval_reach",
+    "run_extension",
     "run_lab",
     "same_environment",
     "scale_phrase",

@@ -9,9 +9,14 @@ Every field of :class:`poslib.lab.LabConfig` is an option of the same name
 (``d_model`` → ``--d-model``), with the field's help text and default; the rest
 (``--jobs``, ``--profiles``, ``--out``, ``--no-progress``) say how to run, not what.
 
+``--extend`` runs the context-extension experiment of :mod:`poslib.lab.extend` instead (the rope
+model read with training-free remaps and scalings, and fine-tuned at a longer length); the fields of
+:class:`poslib.lab.extend.ExtendConfig` are its options (``--finetune-steps`` …).
+
 Example::
 
     python -m poslib.lab --schemes rope,alibi,rope+ntk --steps 300 --out results.json
+    python -m poslib.lab --extend --preset full --finetune-steps 100 --out results/lab_extend.json
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .config import PRESETS, LabConfig, config_fields
+from .extend import ExtendConfig, run_extension
 from .results import LabResults, merge_results, summary_table
 from .run import run_lab
-from .schemes import SCHEMES, split_scheme
+from .schemes import EXTENSION_VARIANTS, SCHEMES, split_scheme
 
 
 def _int_list(text: str) -> tuple[int, ...]:
@@ -42,9 +48,10 @@ def _scheme_list(text: str) -> tuple[str, ...]:
     names = tuple(t.strip() for t in text.split(",") if t.strip())
     if names == ("all",):
         return SCHEMES
-    unknown = [n for n in names if n not in SCHEMES]
+    known = SCHEMES + tuple(EXTENSION_VARIANTS)
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise argparse.ArgumentTypeError(f"unknown scheme(s) {', '.join(unknown)}; known: all, {', '.join(SCHEMES)}")
+        raise argparse.ArgumentTypeError(f"unknown scheme(s) {', '.join(unknown)}; known: all, {', '.join(known)}")
     return names
 
 
@@ -116,7 +123,50 @@ def build_parser() -> argparse.ArgumentParser:
         help="schemes whose per-head attention distance and entropy at 1x and 8x are recorded",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress line per model")
+    ext = p.add_argument_group(
+        "context extension (--extend)",
+        "train the rope model, score it with training-free remaps and scalings, fine-tune it at a longer length "
+        "with PI, NTK-aware and YaRN scaling (and without, the control) and score those: poslib.lab.extend",
+    )
+    ext.add_argument(
+        "--extend",
+        action="store_true",
+        help="run the context-extension experiment instead of --schemes (its results list every variant)",
+    )
+    for f in dataclasses.fields(ExtendConfig):
+        annotation = typing.get_type_hints(ExtendConfig)[f.name]
+        ext.add_argument(
+            "--" + f.name.replace("_", "-"),
+            dest=f.name,
+            default=argparse.SUPPRESS,
+            type=_parser_type(f.name, annotation),
+            help=f"{f.metadata['help'].removeprefix('--extend: ')} (default: {f.default})",
+        )
     return p
+
+
+def _extend(parser: argparse.ArgumentParser, args: argparse.Namespace, ext_given: dict[str, Any]) -> int:
+    """``--extend``: the context-extension run (:func:`poslib.lab.extend.run_extension`)."""
+    if "schemes" in vars(args) or args.profiles or args.rerun_into is not None:
+        parser.error("--extend scores its own variants; drop --schemes, --profiles and --rerun-into")
+    try:
+        cfg, ext = config_from_args(args), ExtendConfig(**ext_given)
+    except ValueError as err:
+        parser.error(str(err))
+    results = run_extension(cfg, ext, progress=not args.no_progress, jobs=args.jobs)
+    print()
+    print(summary_table(results))
+    t = results.timings
+    per_model = ", ".join(f"{name} {sec:.0f}" for name, sec in t["cpu_seconds_per_model"].items())
+    print(f"\nCPU seconds per model (training and scoring, mean over seeds): {per_model}")
+    print(
+        f"total {t['total_seconds']:.0f} s wall, {t['total_cpu_seconds']:.0f} s CPU; "
+        f"peak memory {t['peak_memory_mib']:.0f} MiB"
+    )
+    if args.out:
+        results.save(args.out)
+        print(f"results written to {args.out}")
+    return 0
 
 
 def config_from_args(args: argparse.Namespace, base: LabConfig | None = None) -> LabConfig:
@@ -168,6 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"jobs must be a positive integer, got {args.jobs}")
+    ext_given = {f.name: vars(args)[f.name] for f in dataclasses.fields(ExtendConfig) if f.name in vars(args)}
+    if args.extend:
+        return _extend(parser, args, ext_given)
+    if ext_given:
+        parser.error(f"{', '.join('--' + n.replace('_', '-') for n in ext_given)} only apply with --extend")
     if args.rerun_into is not None:
         return _rerun_into(parser, args)
     try:

@@ -51,7 +51,7 @@ from torch import nn
 
 from ..attn import attention
 from .config import ModelConfig
-from .schemes import MODIFIERS, REGISTRY, PositionContext, Scheme, logn_context, rotate
+from .schemes import MODIFIERS, REGISTRY, PositionContext, RemapSettings, Scheme, logn_context, rotate
 
 __all__ = ["LabModel", "WeightedOutput"]
 
@@ -93,6 +93,10 @@ class CausalSelfAttention(nn.Module):
         if ctx.q_rotation is not None and ctx.k_rotation is not None:
             q, k = rotate(q, ctx.q_rotation), rotate(k, ctx.k_rotation)
         bias = self.scheme.layer_bias(self.position, q, k, ctx)
+        if ctx.scores is not None:
+            # A remapped RoPE (poslib.remap): the logits come whole from the unrotated q and k, as the bias;
+            # with q = 0 attention adds q·kᵀ = 0 exactly, so its softmax is the remapped logits' own.
+            bias, q = ctx.scores(q, k), torch.zeros_like(q)
         if ctx.logit_scale is not None:
             # Scale the whole logit of query m (content and bias alike); −inf stays −inf.
             q = q * ctx.logit_scale
@@ -136,6 +140,10 @@ class LabModel(nn.Module):
         self.blocks = nn.ModuleList(Block(self.scheme, cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.fixed_bias: dict[tuple[Any, ...], torch.Tensor] = {}  # FixedBias schemes' cache, per (T, device)
+        # Context extension (poslib.lab.extend): the settings of the remap modifiers, and a fine-tuned
+        # model's fixed RoPE scaling (a rope_inv_freq dict, used at every length; None = plain RoPE).
+        self.remap = RemapSettings()
+        self.rope_scaling: dict[str, Any] | None = None
         self._init_weights()
 
     @property

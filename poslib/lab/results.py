@@ -56,7 +56,8 @@ class LabResults(Mapping[str, Any]):
     attention profiles asked for. With passkey retrieval, ``passkey[scheme][L]`` is the exact-match
     accuracy over depths and seeds (mean over seeds of each seed's mean over depths), ``passkey_std``
     the sample std of those per-seed means, ``passkey_by_depth[scheme][L][depth]`` the mean over seeds
-    (None where the scheme is not defined). ``models`` (``{(base, seed): LabModel}``, with ``keep_models``)
+    (None where the scheme is not defined). ``extension`` (the context-extension run of
+    :mod:`poslib.lab.extend` only) holds its settings. ``models`` (``{(base, seed): LabModel}``, with ``keep_models``)
     is not saved.
     """
 
@@ -73,6 +74,9 @@ class LabResults(Mapping[str, Any]):
     passkey: dict[str, dict[str, float | None]] | None = None
     passkey_std: dict[str, dict[str, float | None]] | None = None
     passkey_by_depth: dict[str, dict[str, dict[str, float] | None]] | None = None
+    # the context-extension run only (poslib.lab.extend): its fine-tuning and remap settings, and which
+    # of the scored names are fine-tuned models rather than schemes of ``config``
+    extension: dict[str, Any] | None = None
     models: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)
 
     def _keys(self) -> list[str]:

@@ -160,10 +160,13 @@ def _mean_and_std(runs: dict[str, Any], schemes: Sequence[str], seeds: Sequence[
     return ppl, ppl_std
 
 
-def _passkey_summary(runs: dict[str, Any], cfg: LabConfig) -> dict[str, Any]:
-    """Accuracy over depths and seeds (mean and sample std of the per-seed means), and per depth over seeds."""
+def _passkey_summary(runs: dict[str, Any], cfg: LabConfig, schemes: Sequence[str] | None = None) -> dict[str, Any]:
+    """Accuracy over depths and seeds (mean and sample std of the per-seed means), and per depth over seeds.
+
+    ``schemes`` (default ``cfg.schemes``) names the rows of ``runs`` to summarise.
+    """
     out: dict[str, Any] = {"passkey": {}, "passkey_std": {}, "passkey_by_depth": {}}
-    for scheme in cfg.schemes:
+    for scheme in cfg.schemes if schemes is None else schemes:
         for key in out:
             out[key][scheme] = {}
         for L in map(str, cfg.eval_lens):

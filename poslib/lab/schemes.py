@@ -18,6 +18,11 @@ factor s = L / train_len for an input of length L; ``rope+dynamic`` uses the dyn
 the current length; ``rope+logn`` and ``alibi+logn`` multiply the attention logits of the query at
 position m by :func:`poslib.logn_scale` (m + 1, train_len).
 
+:data:`EXTENSION_VARIANTS` are the training-free distance remaps of :mod:`poslib.remap` on the same
+``rope`` model, ``rope+rerope``, ``rope+leaky_rerope`` and ``rope+self_extend``, with the settings of
+:class:`RemapSettings` (defaults relative to train_len). They are not in :data:`SCHEMES` (the committed
+runs predate them); ``python -m poslib.lab --extend`` scores them (:mod:`poslib.lab.extend`).
+
 **Scale of the sinusoidal table.** Token embeddings start with std 0.02 (GPT-2), a row norm of
 about 0.16 at width 64, while PE(m) has entries ±1 and a row norm of √(d/2) ≈ 5.7: added as it is,
 the table drowns the tokens, and the model is worse than NoPE at its own training length.
@@ -30,6 +35,7 @@ initialisation: every sin/cos pair has sin² + cos² = 1, so the mean square of 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +49,7 @@ from ..fire import FireBias
 from ..kerple import KerpleBias
 from ..learned import LearnedPositionalEmbedding
 from ..logn import logn_scale
+from ..remap import rerope_positions, rope_remapped_scores, self_extend_max_distance, self_extend_positions
 from ..rope import rope_cos_sin, rope_rotate
 from ..rope_scaling import rope_inv_freq
 from ..sandwich import sandwich_bias
@@ -55,12 +62,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EMBED_STD",
+    "EXTENSION_VARIANTS",
     "INFERENCE_VARIANTS",
     "REGISTRY",
     "SCHEMES",
     "SINUSOIDAL_SCALE",
     "TRAINED_SCHEMES",
     "PositionContext",
+    "RemapSettings",
     "Scheme",
     "rotate",
     "rotation",
@@ -69,7 +78,8 @@ __all__ = [
 
 EMBED_STD = 0.02  # GPT-2's initial std of the token (and learned position) embeddings
 SINUSOIDAL_SCALE = EMBED_STD * math.sqrt(2)  # PE's entries have mean square 1/2: scaled, their RMS is EMBED_STD
-MODIFIERS = ("pi", "ntk", "dynamic", "yarn", "logn")
+REMAPS = ("rerope", "leaky_rerope", "self_extend")  # training-free distance remaps (poslib.remap)
+MODIFIERS = ("pi", "ntk", "dynamic", "yarn", "logn", *REMAPS)
 _COPE_CHUNK_ENTRIES = 2**22  # (window, head, query, key) entries per CoPE chunk at evaluation (16 MiB per float32)
 _ROPE_TYPE = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}
 
@@ -100,6 +110,66 @@ class PositionContext:
     # PyTorch's CPU flash kernel takes only 4-D masks, a 3-D one falls back to a path ~8× slower.
     bias: torch.Tensor | None = None
     logit_scale: torch.Tensor | None = None  # (T, 1) log-n factor per query
+    # a remapped RoPE (poslib.remap): the whole causal logit matrix from the *unrotated* q and k of a layer
+    scores: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None
+
+
+@dataclass(frozen=True)
+class RemapSettings:
+    """The settings of the training-free remaps (:mod:`poslib.remap`); None means "relative to train_len".
+
+    Defaults, for a model trained at L: ReRoPE's and Leaky ReRoPE's window w = L/4 (bojone/rerope's
+    README reports ReRoPE-w1024 at L = 4096); Leaky ReRoPE's k = 16 (``leaky_rerope_patch.py``:
+    ``scaling_factor = 16``); Self-Extend's neighbour window W = L/4 (LongLM's README: W from 512 to 1536
+    for Llama-2's 4096, its worked example uses 1024) and, per input length T, the smallest group size G
+    whose largest distance, :func:`poslib.self_extend_max_distance` (T), is at most L − 1 (the README:
+    "try the smallest group size first"), so no distance the model never saw is used. ``group_size``
+    fixes G for every length instead. bojone's ReRoPE code also multiplies the queries by
+    max(1, log(m + 1)/log L) (the lab's ``logn``); these variants do not, so that they change the
+    distances only.
+    """
+
+    rerope_window: int | None = None
+    leak: float = 16.0
+    self_extend_window: int | None = None
+    group_size: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("rerope_window", "self_extend_window", "group_size"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be None or a positive integer, got {value!r}")
+        if isinstance(self.leak, bool) or not isinstance(self.leak, (int, float)) or not self.leak > 1:
+            raise ValueError(f"leak must be a number > 1, got {self.leak!r}")
+
+    def window(self, train_len: int) -> int:
+        """ReRoPE's and Leaky ReRoPE's window w for a model trained at ``train_len``."""
+        return self.rerope_window or max(1, train_len // 4)
+
+    def neighbor_window(self, train_len: int) -> int:
+        """Self-Extend's neighbour window W for a model trained at ``train_len``."""
+        return self.self_extend_window or max(1, train_len // 4)
+
+    def group(self, T: int, train_len: int) -> int:
+        """Self-Extend's group size G for an input of length ``T``: ``group_size``, else the smallest that
+        keeps every distance below ``train_len``."""
+        if self.group_size is not None:
+            return self.group_size
+        W = self.neighbor_window(train_len)
+        if W >= train_len:
+            raise ValueError(f"self_extend_window ({W}) must be below train_len ({train_len}) to choose a group size")
+        G = 1
+        while self_extend_max_distance(T, group_size=G, neighbor_window=W) > train_len - 1:
+            G += 1  # ends by G = T, where every grouped distance is W
+        return G
+
+    def positions(self, modifier: str, T: int, train_len: int, device: Any) -> Any:
+        """The :class:`poslib.RemappedPositions` of ``modifier`` for an input of length ``T``."""
+        if modifier == "self_extend":
+            G, W = self.group(T, train_len), self.neighbor_window(train_len)
+            return self_extend_positions(T, group_size=G, neighbor_window=W, backend="torch", device=device)
+        leak = self.leak if modifier == "leaky_rerope" else None
+        return rerope_positions(T, window=self.window(train_len), leak=leak, backend="torch", device=device)
 
 
 class Scheme:
@@ -168,7 +238,7 @@ class Rope(Scheme):
     """q, k rotated by m·θ_i in every layer; the rotation is computed once per forward."""
 
     name = "rope"
-    modifiers: tuple[str, ...] = ("pi", "ntk", "dynamic", "yarn", "logn")
+    modifiers: tuple[str, ...] = ("pi", "ntk", "dynamic", "yarn", "logn", *REMAPS)
 
     def inv_freq(self, cfg: ModelConfig, T: int, modifier: str | None) -> tuple[torch.Tensor, float]:
         """RoPE's frequencies for an input of length ``T`` under ``modifier``, and YaRN's attention factor."""
@@ -187,8 +257,39 @@ class Rope(Scheme):
         return inv_freq, attention_factor
 
     def prepare(self, model: Any, ctx: PositionContext, modifier: str | None) -> None:
-        inv_freq, factor = self.inv_freq(model.cfg, len(ctx.positions), modifier)
+        scaling = getattr(model, "rope_scaling", None)
+        if scaling is not None:  # a model fine-tuned with a fixed scaling (poslib.lab.extend): the same at every length
+            if modifier is not None:
+                raise ValueError(f"a model fine-tuned with rope_scaling {scaling} takes no modifier, got {modifier!r}")
+            inv_freq, factor = rope_inv_freq(model.cfg.head_dim, model.cfg.rope_base, scaling, backend="torch")
+        elif modifier in REMAPS:
+            ctx.scores = self.remapped_scores(model, len(ctx.positions), modifier, ctx.positions.device)
+            return
+        else:
+            inv_freq, factor = self.inv_freq(model.cfg, len(ctx.positions), modifier)
         ctx.q_rotation = ctx.k_rotation = rotation(ctx.positions, inv_freq.to(ctx.positions.device), factor)
+
+    def remapped_scores(
+        self, model: Any, T: int, modifier: str, device: Any
+    ) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+        """q, k ↦ the causal logits (R(d'_mn) q_m)ᵀ k_n / √d of the remap ``modifier``.
+
+        :func:`poslib.rope_remapped_scores` on the layer's unrotated q and k.
+
+        One RoPE pass per region and a selection per pair: twice plain attention's products, no
+        rotation per pair. The positions are built once per forward pass and shared by the layers.
+        """
+        cfg = model.cfg
+        settings: RemapSettings = getattr(model, "remap", None) or RemapSettings()
+        positions = settings.positions(modifier, T, cfg.train_len, device)
+        inv_freq = self.inv_freq(cfg, T, None)[0].to(device)
+        scale = 1 / math.sqrt(cfg.head_dim)
+
+        def scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+            out: torch.Tensor = mask_future(rope_remapped_scores(q, k, positions, inv_freq) * scale)
+            return out
+
+        return scores
 
 
 class RopeRandom(Rope):
@@ -352,6 +453,12 @@ INFERENCE_VARIANTS = {
     "alibi+logn": ("alibi", "logn"),
 }
 SCHEMES = TRAINED_SCHEMES + tuple(INFERENCE_VARIANTS)
+# the training-free remaps of the rope model (poslib.remap), scored by `python -m poslib.lab --extend`
+EXTENSION_VARIANTS = {
+    "rope+rerope": ("rope", "rerope"),
+    "rope+leaky_rerope": ("rope", "leaky_rerope"),
+    "rope+self_extend": ("rope", "self_extend"),
+}
 
 
 def split_scheme(name: str) -> tuple[str, str | None]:
@@ -364,7 +471,9 @@ def split_scheme(name: str) -> tuple[str, str | None]:
         return name, None
     if name in INFERENCE_VARIANTS:
         return INFERENCE_VARIANTS[name]
-    raise ValueError(f"unknown scheme {name!r}; known schemes: {', '.join(SCHEMES)}")
+    if name in EXTENSION_VARIANTS:
+        return EXTENSION_VARIANTS[name]
+    raise ValueError(f"unknown scheme {name!r}; known schemes: {', '.join(SCHEMES + tuple(EXTENSION_VARIANTS))}")
 
 
 def logn_context(ctx: PositionContext, train_len: int) -> None:

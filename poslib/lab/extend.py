@@ -1,0 +1,334 @@
+"""Extending the trained RoPE model's context, as practitioners do: training-free remaps and short fine-tuning.
+
+``python -m poslib.lab --extend`` trains the lab's ``rope`` model per seed (exactly as the lab does)
+and scores it, like every lab model (perplexity at 1, 2, 4, 8, 16 × L_train; passkey retrieval with
+``--passkey``), in two families:
+
+* **Training-free**, on the trained model as it is: plain ``rope``; the frequency scalings the lab
+  already has (``rope+pi``, ``rope+ntk``, ``rope+yarn``, ``rope+dynamic``, factor s = L / L_train
+  per input length L); and the distance remaps of :mod:`poslib.remap` (``rope+rerope``,
+  ``rope+leaky_rerope``, ``rope+self_extend``, with :class:`poslib.lab.schemes.RemapSettings`).
+* **Fine-tuned**: a copy of the trained model trained on for ``finetune_steps`` more steps at
+  L' = ``finetune_multiple`` × L_train with a fixed scaling of factor s = L'/L_train, then scored with
+  that same scaling at every length, as a fine-tuned checkpoint's config would fix it:
+  ``rope+ft`` (no scaling: the control, plain RoPE trained on longer windows), ``rope+ft_pi``
+  (Position Interpolation, Chen et al. 2023, who fine-tune about 1000 steps), ``rope+ft_ntk`` (the
+  NTK-aware base b' = b·s^(d/(d−2)): a raised base, as "adjusted base frequency" and Code Llama train
+  with), ``rope+ft_yarn`` (YaRN, Peng et al. 2023, about 400 steps, with its attention factor).
+
+Fine-tuning recipe (the same for every method and seed, written in the results file): a fresh
+AdamW (β = (0.9, 0.95), no weight decay, as PI's recipe), the lab's schedule (:func:`poslib.lab.lr_at`:
+linear warm-up, cosine to a tenth) with peak ``finetune_lr`` (a tenth of pretraining's) and
+``finetune_warmup`` steps, gradients clipped to 1, and the same bytes per step as pretraining:
+batch_size / s windows of L' bytes from their own data stream (the same for every method), plus
+passkey_rows / s passkey sequences of L' bytes when ``passkey`` is on.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import copy
+import dataclasses
+import multiprocessing
+import resource
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import run as _run
+from .config import LabConfig, _f, check_fields
+from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus
+from .determinism import deterministic
+from .evaluate import evaluate, evaluate_passkey
+from .model import LabModel
+from .passkey import passkey_batch
+from .results import LabResults, versions
+from .schemes import RemapSettings, split_scheme
+from .train import PASSKEY_STREAM, _optimizer, train_model
+
+__all__ = ["FINETUNE_METHODS", "TRAINING_FREE", "ExtendConfig", "finetune_model", "run_extension"]
+
+# the training-free ways to read the trained rope model at longer lengths
+TRAINING_FREE = (
+    "rope",
+    "rope+pi",
+    "rope+ntk",
+    "rope+yarn",
+    "rope+dynamic",
+    "rope+rerope",
+    "rope+leaky_rerope",
+    "rope+self_extend",
+)
+# fine-tuned model -> poslib.rope_inv_freq's rope_type at the fixed factor s (None: plain RoPE, the control)
+FINETUNE_METHODS: dict[str, str | None] = {
+    "rope+ft": None,
+    "rope+ft_pi": "linear",
+    "rope+ft_ntk": "ntk",
+    "rope+ft_yarn": "yarn",
+}
+FINETUNE_STREAM = 0xF17E  # added to the seed of the fine-tuning data stream (pretraining's is the seed itself)
+
+
+@dataclass(frozen=True)
+class ExtendConfig:
+    """The extension run's own settings (``--extend``): fine-tuning and the remaps; None = relative to train_len."""
+
+    finetune_steps: int = _f(100, "--extend: fine-tuning steps per method and seed", "non-negative")
+    finetune_multiple: int = _f(4, "--extend: fine-tune at this × train_len (the scaling factor s)", "positive")
+    finetune_lr: float = _f(3e-4, "--extend: fine-tuning peak learning rate", "positive number")
+    finetune_warmup: int = _f(20, "--extend: fine-tuning warm-up steps", "non-negative")
+    rerope_window: int | None = _f(None, "--extend: ReRoPE's window w; None = train_len / 4", "positive")
+    leak: float = _f(16.0, "--extend: Leaky ReRoPE's k (> 1)", "positive number")
+    self_extend_window: int | None = _f(
+        None, "--extend: Self-Extend's neighbour window W; None = train_len / 4", "positive"
+    )
+    group_size: int | None = _f(
+        None,
+        "--extend: Self-Extend's group size G; None = per length, the smallest keeping distances < train_len",
+        "positive",
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        self.remap  # noqa: B018  (validates the remap settings now, not at the first evaluation)
+
+    @property
+    def remap(self) -> RemapSettings:
+        """The remap settings the model is scored with."""
+        return RemapSettings(self.rerope_window, float(self.leak), self.self_extend_window, self.group_size)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form for the results file."""
+        return dataclasses.asdict(self)
+
+
+def finetune_model(
+    model: LabModel, cfg: LabConfig, ext: ExtendConfig, corpus: Corpus, seed: int, method: str
+) -> tuple[LabModel, dict[str, Any]]:
+    """A copy of the trained ``model`` fine-tuned with ``method`` (a key of :data:`FINETUNE_METHODS`), and its record.
+
+    See the module docstring for the recipe. The copy carries its fixed scaling as ``rope_scaling``
+    (the same at every evaluation length); ``model`` itself is not changed. The record holds the loss
+    of every step, the median step time (ms), the seconds (wall and CPU) and the scaling.
+    """
+    if method not in FINETUNE_METHODS:
+        raise ValueError(f"method must be one of {list(FINETUNE_METHODS)}, got {method!r}")
+    if model.name != "rope":
+        raise ValueError(f"only the lab's 'rope' model is fine-tuned here, got {model.name!r}")
+    L, s = cfg.train_len, ext.finetune_multiple
+    long_len = s * L
+    device = next(model.parameters()).device
+    tuned = copy.deepcopy(model)
+    rope_type = FINETUNE_METHODS[method]
+    tuned.rope_scaling = (
+        None
+        if rope_type is None
+        else {"rope_type": rope_type, "factor": float(s), "original_max_position_embeddings": L}
+    )
+    tc = dataclasses.replace(
+        cfg.train,
+        steps=ext.finetune_steps,
+        lr=ext.finetune_lr,
+        warmup_steps=min(ext.finetune_warmup, ext.finetune_steps),
+        weight_decay=0.0,
+    )
+    opt, schedule = _optimizer(tuned, tc)
+    batches = batch_generator(corpus.train, max(1, cfg.train.batch_size // s), long_len, seed + FINETUNE_STREAM)
+    pk, digits = cfg.retrieval, cfg.retrieval.key_digits
+    pk_rng = np.random.default_rng((seed, PASSKEY_STREAM, FINETUNE_STREAM)) if pk.passkey else None
+    pk_rows = max(1, pk.passkey_rows // s)
+    losses: list[float] = []
+    step_ms: list[float] = []
+    tuned.train()
+    start, cpu_start = time.perf_counter(), time.process_time()
+    for _ in range(tc.steps):
+        t0 = time.perf_counter()
+        x, y = (t.to(device) for t in next(batches))
+        if pk_rng is None:
+            loss = F.cross_entropy(tuned(x).flatten(0, 1), y.flatten())
+        else:
+            px, py = (t.to(device) for t in passkey_batch(pk_rows, long_len, digits, pk_rng))
+            logits = tuned(torch.cat([x, px]))
+            loss = F.cross_entropy(logits[: len(x)].flatten(0, 1), y.flatten()) + F.cross_entropy(
+                logits[len(x) :, -digits:].flatten(0, 1), py[:, -digits:].flatten()
+            )
+        opt.zero_grad(set_to_none=True)
+        loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
+        torch.nn.utils.clip_grad_norm_(tuned.parameters(), 1.0)
+        opt.step()
+        schedule.step()
+        losses.append(loss.item())
+        step_ms.append(1000 * (time.perf_counter() - t0))
+    tuned.eval()
+    return tuned, {
+        "losses": losses,
+        "step_ms_median": statistics.median(step_ms) if step_ms else None,
+        "train_seconds": time.perf_counter() - start,
+        "train_cpu_seconds": time.process_time() - cpu_start,
+        "n_params": tuned.n_params(),
+        "rope_scaling": tuned.rope_scaling,
+        "finetune_len": long_len,
+    }
+
+
+def _score(model: LabModel, cfg: LabConfig, spans: torch.Tensor, modifier: str | None) -> dict[str, Any]:
+    ppl = evaluate(model, spans, cfg.eval_lens, modifier, cfg.eval.eval_batch_tokens)
+    out: dict[str, Any] = {"ppl": {str(L): v for L, v in ppl.items()}}
+    if cfg.retrieval.passkey:
+        pk = cfg.retrieval
+        acc = evaluate_passkey(
+            model,
+            cfg.eval_lens,
+            pk.passkey_depths,
+            pk.passkey_samples,
+            pk.key_digits,
+            modifier,
+            cfg.eval.eval_batch_tokens,
+        )
+        out["passkey"] = {
+            str(L): None if row is None else {str(d): a for d, a in row.items()} for L, row in acc.items()
+        }
+    return out
+
+
+def _seed_run(
+    cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, corpus: Corpus, seed: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Train the rope model of ``seed``, score it every training-free way, fine-tune and score every method."""
+    model, record = train_model("rope", cfg, corpus, seed)
+    model.remap = ext.remap
+    numbers: dict[str, Any] = {}
+    cpu = time.process_time()
+    for scheme in TRAINING_FREE:
+        numbers[scheme] = _score(model, cfg, spans, split_scheme(scheme)[1])
+    record["eval_cpu_seconds"] = time.process_time() - cpu
+    records = {"rope": record}
+    for method in FINETUNE_METHODS:
+        tuned, ft_record = finetune_model(model, cfg, ext, corpus, seed, method)
+        cpu = time.process_time()
+        numbers[method] = _score(tuned, cfg, spans, None)
+        ft_record["eval_cpu_seconds"] = time.process_time() - cpu
+        records[method] = ft_record
+    return numbers, records
+
+
+def _seed_run_in_worker(
+    cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, seed: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    assert _run._WORKER_CORPUS is not None  # set by run._init_worker
+    with deterministic(cfg.train.threads):
+        return _seed_run(cfg, ext, spans, _run._WORKER_CORPUS, seed)
+
+
+def _progress(seed: int, records: dict[str, Any], numbers: dict[str, Any], cfg: LabConfig) -> str:
+    longest = str(max(cfg.eval_lens))
+    cpu = sum(r["train_cpu_seconds"] + r["eval_cpu_seconds"] for r in records.values())
+    ppl = ", ".join(f"{name} {numbers[name]['ppl'][longest]:.2f}" for name in numbers)
+    return f"seed {seed}: {cpu:.0f} s CPU; perplexity at {longest}: {ppl}"
+
+
+def _median_step(by_seed: dict[str, Any]) -> float | None:
+    ms = [r["step_ms_median"] for r in by_seed.values() if r["step_ms_median"] is not None]
+    return statistics.median(ms) if ms else None
+
+
+def run_extension(
+    cfg: LabConfig,
+    ext: ExtendConfig | None = None,
+    corpus: Corpus | None = None,
+    *,
+    progress: bool = False,
+    jobs: int = 1,
+) -> LabResults:
+    """The extension experiment (module docstring) for every seed of ``cfg``: a :class:`LabResults`.
+
+    ``cfg.schemes`` is replaced by :data:`TRAINING_FREE`; ``ppl``, ``runs`` (and ``passkey``…) also hold
+    the fine-tuned models under the names of :data:`FINETUNE_METHODS`, ``training`` their records beside
+    the ``rope`` model's, and ``extension`` the settings (with the window and group sizes used).
+    ``jobs`` > 1 runs the seeds in that many worker processes (the same numbers as ``jobs=1``).
+    """
+    ext = ext if ext is not None else ExtendConfig()
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    cfg = dataclasses.replace(cfg, schemes=TRAINING_FREE)
+    t_start, cpu_start = time.perf_counter(), _run._cpu_seconds(resource.RUSAGE_SELF)
+    children_start = _run._cpu_seconds(resource.RUSAGE_CHILDREN)
+    device = torch.device(cfg.train.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device='cuda' was requested but torch.cuda.is_available() is False")
+    corpus = corpus if corpus is not None else load_stdlib_corpus()
+    spans = eval_spans(corpus.val, cfg.eval.n_eval_spans, cfg.span_len)
+    seeds = cfg.train.seeds
+    outcomes = []
+    if jobs == 1:
+        with deterministic(cfg.train.threads):
+            for seed in seeds:
+                outcomes.append(_seed_run(cfg, ext, spans, corpus, seed))
+                if progress:
+                    print(_progress(seed, outcomes[-1][1], outcomes[-1][0], cfg), flush=True)
+    else:
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=min(jobs, len(seeds)),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_run._init_worker,
+            initargs=(corpus,),
+        ) as pool:
+            futures = [pool.submit(_seed_run_in_worker, cfg, ext, spans, seed) for seed in seeds]
+            for seed, future in zip(seeds, futures, strict=True):
+                outcomes.append(future.result())
+                if progress:
+                    print(_progress(seed, outcomes[-1][1], outcomes[-1][0], cfg), flush=True)
+    names = [*TRAINING_FREE, *FINETUNE_METHODS]
+    runs: dict[str, dict[str, Any]] = {name: {} for name in names}
+    training: dict[str, dict[str, Any]] = {name: {} for name in ("rope", *FINETUNE_METHODS)}
+    for seed, (numbers, records) in zip(seeds, outcomes, strict=True):
+        for name in names:
+            runs[name][str(seed)] = numbers[name]
+        for name, record in records.items():
+            training[name][str(seed)] = record
+    ppl, ppl_std = _run._mean_and_std(runs, names, seeds, cfg.eval_lens)
+    passkey = _run._passkey_summary(runs, cfg, names) if cfg.retrieval.passkey else None
+    remap = ext.remap
+    timings = {
+        "total_seconds": time.perf_counter() - t_start,
+        "total_cpu_seconds": _run._cpu_seconds(resource.RUSAGE_SELF)
+        - cpu_start
+        + _run._cpu_seconds(resource.RUSAGE_CHILDREN)
+        - children_start,
+        "cpu_seconds_per_model": {
+            name: statistics.fmean(r["train_cpu_seconds"] + r["eval_cpu_seconds"] for r in by_seed.values())
+            for name, by_seed in training.items()
+        },
+        "step_ms_median": {name: _median_step(by_seed) for name, by_seed in training.items()},
+        "peak_memory_mib": _run._peak_memory_mib(device),
+        "note": "wall-clock on a shared machine: compare ratios within one run, not across runs",
+    }
+    extension = {
+        "settings": ext.to_dict(),
+        "training_free": list(TRAINING_FREE),
+        "finetuned": dict(FINETUNE_METHODS),
+        "finetune_len": ext.finetune_multiple * cfg.train_len,
+        "rerope_window": remap.window(cfg.train_len),
+        "leak": remap.leak,
+        "self_extend_window": remap.neighbor_window(cfg.train_len),
+        "group_size_by_length": {str(L): remap.group(L, cfg.train_len) for L in cfg.eval_lens},
+    }
+    return LabResults(
+        config=cfg.to_dict(),
+        versions=versions(),
+        corpus=corpus.describe(),
+        ppl=ppl,
+        ppl_std=ppl_std,
+        runs=runs,
+        training=training,
+        timings=timings,
+        passkey=passkey["passkey"] if passkey else None,
+        passkey_std=passkey["passkey_std"] if passkey else None,
+        passkey_by_depth=passkey["passkey_by_depth"] if passkey else None,
+        extension=extension,
+    )
