@@ -8,7 +8,8 @@ the distance a pair of tokens is scored at, with no training:
   bojone/rerope ``rerope_patch.py``): plain distances inside a window w, the constant w beyond it,
   d' = min(m − n, w).
 * **Leaky ReRoPE** (same post; ``leaky_rerope_patch.py``): beyond the window the distance keeps
-  growing, k times more slowly, d' = w + (m − n − w)/k (k > 1; the code's ``scaling_factor``).
+  growing, ``leak`` times more slowly, d' = w + (m − n − w)/leak (leak > 1: Su's k, the code's
+  ``scaling_factor``; written out here because k is only ever a key vector in poslib).
 * **Self-Extend** (Jin et al. 2024, arXiv 2401.01325; code: datamllab/LongLM; llama.cpp's
   ``--grp-attn-n`` G / ``--grp-attn-w`` W): plain distances inside a neighbour window W, and
   beyond it the floor-divided positions of "grouped attention", shifted so that the two regions meet:
@@ -21,7 +22,7 @@ positive for past keys: the opposite sign of :func:`poslib.relative_distance` (n
 **Each map is RoPE at remapped positions, per region.** In every one of them the pair (m, n) is
 scored as if the query sat at a position p_r(m) and the key at p'_r(n), where r is the pair's
 region (0: inside the window, 1: beyond it): ReRoPE's region 1 puts the query at w and the key at 0;
-Leaky ReRoPE's puts the query at (m + w(k − 1))/k and the key at n/k; Self-Extend's at
+Leaky ReRoPE's puts the query at (m + w(leak − 1))/leak and the key at n/leak; Self-Extend's at
 ⌊m/G⌋ + W − ⌊W/G⌋ and ⌊n/G⌋. :class:`RemappedPositions` holds those positions and the region of every
 pair; :func:`rope_remapped_scores` turns them into the exact RoPE attention scores the way the
 reference codes do, one ordinary RoPE pass per region and a selection per pair, never a rotation per
@@ -87,7 +88,7 @@ def _check_leak(leak: Any) -> None:
     if leak is not None and (
         isinstance(leak, bool) or not isinstance(leak, numbers.Real) or not math.isfinite(leak) or leak <= 1
     ):
-        raise ValueError(f"leak must be None (ReRoPE) or a number > 1 (Leaky ReRoPE's k), got {leak!r}")
+        raise ValueError(f"leak must be None (ReRoPE) or a number > 1 (Leaky ReRoPE's factor, Su's k), got {leak!r}")
 
 
 def rerope_positions(
@@ -99,14 +100,15 @@ def rerope_positions(
     backend: Backend = "numpy",
     device: Any = None,
 ) -> RemappedPositions:
-    """ReRoPE's (``leak=None``) or Leaky ReRoPE's (``leak`` = k > 1) two regions (module docstring).
+    """ReRoPE's (``leak=None``) or Leaky ReRoPE's (``leak`` > 1) two regions (module docstring).
 
     Region 0, the pairs with m − n < w (future keys included): query at m, key at n. Region 1, the
     pairs with m − n ≥ w: ReRoPE puts the query at w and the key at 0 (bojone/rerope
     ``rerope_patch.py``: ``apply_rotary_pos_emb(query_states, None, …, position_ids * 0 + window)``
-    against the unrotated keys); Leaky ReRoPE puts the query at m + w(k − 1) and the key at n, both
-    with PI's factor k, i.e. at (m + w(k − 1))/k and n/k (``leaky_rerope_patch.py``: a linear-scaling
-    rotary embedding with ``scaling_factor`` k, queries shifted by ``offset = window * (scaling_factor - 1)``).
+    against the unrotated keys); Leaky ReRoPE puts the query at m + w(leak − 1) and the key at n, both
+    with PI's factor leak, i.e. at (m + w(leak − 1))/leak and n/leak (``leaky_rerope_patch.py``: a
+    linear-scaling rotary embedding with ``scaling_factor`` = leak, and the queries shifted by
+    ``offset = window * (scaling_factor - 1)``).
     Positions are int64 for ReRoPE, float64 for Leaky ReRoPE.
     """
     check_positive_int("window", window)
@@ -180,15 +182,15 @@ def rerope_relative_positions(
 
         d'(m, n) = min(m − n, w)
 
-    Leaky ReRoPE (``leak`` = k > 1), float64::
+    Leaky ReRoPE (``leak`` > 1, Su's k), float64::
 
         d'(m, n) = m − n                  for m − n < w
-                   w + (m − n − w)/k      for m − n ≥ w
+                   w + (m − n − w)/leak   for m − n ≥ w
 
     (Su 2023, kexue.fm/archives/9708; bojone/rerope.) The clamp is at w itself, not w − 1: the code
     keeps plain RoPE where |m − n| < w and rotates the query to exactly w elsewhere, and its decoding
     path writes ``(position_ids[:, -1:] - position_ids).clip(max=window)``; the two regions agree at
-    m − n = w, so every row is continuous. Largest value: w (ReRoPE), w + (k_len − 1 − w)/k (Leaky).
+    m − n = w, so every row is continuous. Largest value: w (ReRoPE), w + (k_len − 1 − w)/leak (Leaky).
     Queries are the last q_len of k_len positions. **Future keys** (n > m) get their plain m − n < 0
     here, as the decoding path's clip gives (it clips from above only); bojone's prefill path selects
     with |m − n| < w and gives w to future keys w or more ahead. The causal mask removes them either way.
@@ -202,7 +204,7 @@ def rerope_relative_positions(
     d = m[:, None] - n[None, :]
     if leak is None:
         return xp.clip(d, None, window) if xp is np else d.clamp(max=window)
-    # w + (d − w)/k from the integer d − w: exactly w at d = w, and rounded once, so never below w beyond it
+    # w + (d − w)/leak from the integer d − w: exactly w at d = w, and rounded once, so never below w beyond it
     return xp.where(d < window, d, window + (d - window) / leak)
 
 

@@ -26,7 +26,7 @@ RE_6_W2 = [
     [2, 2, 2, 1, 0, -1],
     [2, 2, 2, 2, 1, 0],
 ]
-# Leaky ReRoPE, w = 2, k = 2, last 3 queries of 6: beyond the window 2 + (m − n − 2)/2.
+# Leaky ReRoPE, w = 2, leak = 2, last 3 queries of 6: beyond the window 2 + (m − n − 2)/2.
 # m = 5: n = 0 → 2 + 3/2 = 3.5, n = 1 → 3, n = 2 → 2.5, n = 3 → 2 (m − n = w: both regions give 2).
 LEAKY_3_OF_6 = [
     [2.5, 2.0, 1.0, 0.0, -1.0, -2.0],
@@ -153,7 +153,7 @@ def test_rerope_never_exceeds_w_and_leaky_grows_strictly_at_slope_one_over_k(siz
     assert soft.max() <= w + (k_len - 1 - w) / leak + 1e-12 if k_len - 1 >= w else soft.max() == k_len - 1
     for i in range(q_len):
         row = soft[i][true[i] >= w][::-1]  # beyond the window, by growing true distance
-        np.testing.assert_allclose(np.diff(row), 1 / leak, rtol=1e-12)  # strictly increasing: every step is 1/k > 0
+        np.testing.assert_allclose(np.diff(row), 1 / leak, rtol=1e-12)  # strictly increasing: every step is 1/leak > 0
 
 
 @given(st.integers(1, 80), st.integers(1, 9), st.integers(1, 20))
@@ -183,7 +183,7 @@ def test_group_size_one_is_plain_rope():
 def test_positions_per_region_give_the_distances():
     pos = P.rerope_positions(3, 7, window=2, leak=4.0)
     assert pos.q_positions.shape == (2, 3) and pos.k_positions.shape == (2, 7) and pos.region.shape == (3, 7)
-    # region 1 of Leaky ReRoPE: query at (m + w(k − 1))/k, key at n/k
+    # region 1 of Leaky ReRoPE: query at (m + w(leak − 1))/leak, key at n/leak
     np.testing.assert_allclose(pos.q_positions[1], (np.arange(4, 7) + 2 * 3) / 4)
     np.testing.assert_allclose(pos.k_positions[1], np.arange(7) / 4)
     np.testing.assert_array_equal(pos.region, (_true(3, 7) >= 2).astype(int))

@@ -83,7 +83,7 @@ class ExtendConfig:
     finetune_lr: float = _f(3e-4, "--extend: fine-tuning peak learning rate", "positive number")
     finetune_warmup: int = _f(20, "--extend: fine-tuning warm-up steps", "non-negative")
     rerope_window: int | None = _f(None, "--extend: ReRoPE's window w; None = train_len / 4", "positive")
-    leak: float = _f(16.0, "--extend: Leaky ReRoPE's k (> 1)", "positive number")
+    leak: float = _f(16.0, "--extend: Leaky ReRoPE's leak factor (> 1; Su's k)", "positive number")
     self_extend_window: int | None = _f(
         None, "--extend: Self-Extend's neighbour window W; None = train_len / 4", "positive"
     )

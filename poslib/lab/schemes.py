@@ -119,7 +119,7 @@ class RemapSettings:
     """The settings of the training-free remaps (:mod:`poslib.remap`); None means "relative to train_len".
 
     Defaults, for a model trained at L: ReRoPE's and Leaky ReRoPE's window w = L/4 (bojone/rerope's
-    README reports ReRoPE-w1024 at L = 4096); Leaky ReRoPE's k = 16 (``leaky_rerope_patch.py``:
+    README reports ReRoPE-w1024 at L = 4096); Leaky ReRoPE's leak = 16 (``leaky_rerope_patch.py``:
     ``scaling_factor = 16``); Self-Extend's neighbour window W = L/4 (LongLM's README: W from 512 to 1536
     for Llama-2's 4096, its worked example uses 1024) and, per input length T, the smallest group size G
     whose largest distance, :func:`poslib.self_extend_max_distance` (T), is at most L − 1 (the README:
