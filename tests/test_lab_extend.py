@@ -257,3 +257,11 @@ def test_help_documents_the_extension_options(capsys):
     for option in ("--extend", "--finetune-steps", "--finetune-multiple", "--rerope-window", "--leak", "--group-size"):
         assert option in text
     assert "fine-tuning steps per method and seed (default: 100)" in text
+
+
+def test_the_lab_cli_also_takes_the_remap_variants_as_schemes(tmp_path, capsys):
+    out = tmp_path / "lab.json"
+    assert main(["--schemes", "rope,rope+rerope,rope+self_extend", *ARGS, "--out", str(out)]) == 0
+    saved = LabResults.load(out)
+    assert list(saved.ppl) == ["rope", "rope+rerope", "rope+self_extend"] and saved.extension is None
+    assert len(saved.training) == 1  # one rope model, read three ways

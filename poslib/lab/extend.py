@@ -16,7 +16,9 @@ and scores it, like every lab model (perplexity at 1, 2, 4, 8, 16 × L_train; pa
   NTK-aware base b' = b·s^(d/(d−2)): a raised base, as "adjusted base frequency" and Code Llama train
   with), ``rope+ft_yarn`` (YaRN, Peng et al. 2023, about 400 steps, with its attention factor).
 
-Fine-tuning recipe (the same for every method and seed, written in the results file): a fresh
+``finetune_steps`` is 100 by default, sized so that three seeds of ``--preset full`` fit in about
+30 CPU minutes on the project's shared 2-core machine (the papers fine-tune 7B models for 400 to
+1000 steps). Fine-tuning recipe (the same for every method and seed, written in the results file): a fresh
 AdamW (β = (0.9, 0.95), no weight decay, as PI's recipe), the lab's schedule (:func:`poslib.lab.lr_at`:
 linear warm-up, cosine to a tenth) with peak ``finetune_lr`` (a tenth of pretraining's) and
 ``finetune_warmup`` steps, gradients clipped to 1, and the same bytes per step as pretraining:
