@@ -138,13 +138,15 @@ def self_extend_positions(
     """Self-Extend's two regions, int64 (module docstring): neighbour attention and grouped attention.
 
     Region 0, the pairs with m − n < W (future keys included): query at m, key at n. Region 1, the
-    pairs with m − n ≥ W: query at ⌊m/G⌋ + W − ⌊W/G⌋, key at ⌊n/G⌋. The shift W − ⌊W/G⌋ is the
-    one datamllab/LongLM's code uses wherever it is integer arithmetic: ``self_extend_patch/Llama_4_40.py``
-    (``_re_group_size_2 - _re_group_size_2 // group_size_1``, the fix of commit 715c1e3, "we accidentally
-    use '/'"), the decoding paths of Llama.py, Mistral.py, Qwen2.py and Phi.py; the paper writes
-    W − W/G. The two agree when G divides W, as llama.cpp requires (``grp_attn_w`` a multiple of
-    ``grp_attn_n``). The neighbour mask is the code's (``torch.tril`` minus the grouped part below
-    the W-th diagonal): neighbour exactly when m − n < W.
+    pairs with m − n ≥ W: query at ⌊m/G⌋ + W − ⌊W/G⌋, key at ⌊n/G⌋. The floored shift W − ⌊W/G⌋ is
+    datamllab/LongLM's (``self_extend_patch/``): the eager forward of ``Llama_4_40.py``
+    (``_re_group_size_2 - _re_group_size_2 // group_size_1``, fixed in commit 715c1e3: "we
+    accidentally use '/'"), every decoding path (``group_key_position`` in Llama, Mistral, Qwen2, Phi,
+    Gemma) and Phi's prefill; the prefill paths of ``Llama.py`` and ``Gemma.py`` still divide with
+    '/', i.e. W − W/G, the form the issue quotes from the paper (not confirmed here). The two agree
+    when G divides W, as llama.cpp requires (``grp_attn_w`` a multiple of ``grp_attn_n``). The
+    neighbour mask is the code's (``torch.tril`` minus the grouped part below the W-th diagonal):
+    neighbour exactly when m − n < W.
     """
     check_positive_int("group_size", group_size)
     check_positive_int("neighbor_window", neighbor_window)
@@ -223,10 +225,11 @@ def self_extend_relative_positions(
                    (⌊m/G⌋ + W − ⌊W/G⌋) − ⌊n/G⌋              for m − n ≥ W
 
     G = ``group_size``, W = ``neighbor_window`` (Jin et al. 2024, arXiv 2401.01325, "LLM Maybe LongLM").
-    The shift floors W/G as datamllab/LongLM's integer code does (see :func:`self_extend_positions`; the
-    paper writes W − W/G, equal when G divides W). With that floor every row is non-decreasing in the
-    true distance (at the boundary ⌊m/G⌋ − ⌊(m − W)/G⌋ ≥ ⌊W/G⌋, so d' ≥ W), and the largest
-    distance at k_len keys is :func:`self_extend_max_distance`. Queries are the last q_len of k_len
+    The shift floors W/G as datamllab/LongLM's fixed code does (see :func:`self_extend_positions`; its
+    older paths and, as the issue quotes it, the paper write W − W/G, equal when G divides W).
+    With that floor every row is non-decreasing in the true distance (at the boundary
+    ⌊m/G⌋ − ⌊(m − W)/G⌋ ≥ ⌊W/G⌋, so d' ≥ W), and the largest distance at k_len keys is
+    :func:`self_extend_max_distance`. Queries are the last q_len of k_len
     positions; **future keys** (n > m) are in the neighbour region and get their plain m − n < 0
     (LongLM scores them with the grouped positions; the causal mask removes them either way).
     """
