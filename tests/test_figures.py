@@ -18,6 +18,7 @@ The planted-defect tests at the end show each check failing on a figure built to
 from __future__ import annotations
 
 import base64
+import io
 import json
 import pathlib
 import re
@@ -36,6 +37,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 from poslib.viz import all_live_plots, interact, render_png, style
+from poslib.viz._blit import FrameCache, png_bytes
 from poslib.viz.contextual import fire_function_figure
 from poslib.viz.lab import attention_profile_figure, passkey_map_figure, perplexity_figure, ppl_and_passkey_figure
 from poslib.viz.learned import offset_profiles_figure, table_heatmaps
@@ -143,15 +145,21 @@ def test_live_plot_updates_in_place_and_is_readable_at_every_setting(cls):
     fig, axes = plot.fig, list(plot.fig.axes)
     assert not (found := figure_problems(fig)), f"{cls.__name__} at its defaults: {found}"
     before, changed = _pixels(fig), False  # figure_problems has just drawn it
+    frames = FrameCache(fig, fig.dpi)  # a slider's fast frames, here at the figure's own dpi
+    frames.frame()
     for values in cls.bench_values:
         at_defaults = {**plot.params, **values} == cls.defaults  # already checked for readability
         assert plot.update(**values) is fig
         assert list(fig.axes) == axes, "update must reuse the axes, not add new ones"
+        fast = np.asarray(frames.frame()).copy()
         if at_defaults:
             fig.canvas.draw()
         else:
             assert not (found := figure_problems(fig)), f"{cls.__name__} at {values}: {found}"
         after = _pixels(fig)
+        # the frame cache redraws only what changed: it must give the full draw's pixels exactly
+        wrong = int((fast != after).any(axis=-1).sum())
+        assert wrong == 0, f"{cls.__name__} at {values}: the fast frame differs from a full draw in {wrong} pixels"
         changed |= after.shape != before.shape or bool((after != before).any())
         before = after
     assert changed, f"{cls.__name__}.update never changed the picture"
@@ -161,6 +169,51 @@ def test_live_plot_updates_in_place_and_is_readable_at_every_setting(cls):
     assert abs(width_px - fig.get_figwidth() * style.RENDER_DPI) <= 1
     assert style.RENDER_DPI == 2 * style.DISPLAY_DPI
     plot.close()
+
+
+@pytest.mark.parametrize("name", ["AlibiBiasPlot", "DotDecayPlot"])
+def test_slider_frames_are_the_saved_figure_pixel_for_pixel(name):
+    """What a slider move shows (``LivePlot.png``, at 2×) against ``render_png``'s full savefig, setting by setting."""
+    from PIL import Image
+
+    cls = next(c for c in PLOTS if c.__name__ == name)
+    plot = cls()
+    decode = lambda png: np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))  # noqa: E731
+    for values in cls.bench_values:
+        plot.update(**values)
+        fast, full = decode(plot.png()), decode(render_png(plot.fig))
+        assert fast.shape == full.shape and (fast != full).any(axis=-1).sum() == 0, f"{name} at {values}"
+    assert plot._frames.blits > 0, "the frames were all full draws: the cache was never used"
+    plot.close()
+
+
+def test_frame_cache_redraws_the_ticks_of_an_autoscaled_axes():
+    """Autoscaling moves an axes' limits at draw time without marking its ticks stale: the cache must notice."""
+    fig, ax = style.new_figure(4, 3)
+    (line,) = ax.plot([0, 1], [0, 1])
+    ax.set_title("a static title")
+    style.freeze_layout(fig)  # as LivePlot does: a layout engine would make every frame a full draw
+    frames = FrameCache(fig, fig.dpi)
+    frames.frame()
+    for top in (1, 10, 1000, 2):
+        line.set_ydata([0, top])
+        ax.relim()
+        ax.autoscale(axis="y")  # a request: the limits move at the next draw, and nothing is marked stale
+        fast = np.asarray(frames.frame()).copy()
+        fig.canvas.draw()
+        assert np.array_equal(fast, _pixels(fig)), f"stale ticks after autoscaling to {top}"
+    assert frames.blits + frames.rebuilds == 4 and frames.full_draws == 1
+
+
+def test_png_bytes_round_trips_and_names_a_bad_buffer():
+    from PIL import Image
+
+    rgba = np.random.default_rng(0).integers(0, 256, size=(7, 5, 4), dtype=np.uint8)
+    image = Image.open(io.BytesIO(png_bytes(rgba, 192)))
+    assert image.mode == "RGBA" and np.array_equal(np.asarray(image), rgba)
+    assert round(image.info["dpi"][0]) == 192
+    with pytest.raises(ValueError, match="rgba must be a"):
+        png_bytes(rgba[..., :3], 192)
 
 
 def _pixels(fig: Figure) -> np.ndarray:

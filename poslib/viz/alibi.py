@@ -97,6 +97,9 @@ class AlibiReachPlot(LivePlot):
 
     With equal content scores, the last of ``length`` tokens gives the key t
     tokens back a weight ∝ e^(−m·t): a straight line on a log scale, one per head.
+
+    Slider speed: above the 150 ms goal. Both sliders move both panels' x limits, so every tick
+    label (a log axis on the left) is drawn again on each move.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"n_heads": 8, "length": 1024}

@@ -20,6 +20,9 @@ class FireInterpolationPlot(LivePlot):
     The bias is an exact FIRE copy of ALiBi's slope-¼ line on distances 0 … L (built by
     :func:`poslib.fire_weights_from_bias`). Queries at m ≤ L all see ALiBi; a query at m > L
     feeds f a *compressed* input, so its bias is the same curve stretched over 0 … i.
+
+    Slider speed: above the 150 ms goal. L moves both panels' limits, so their ticks, titles and the
+    legend are drawn again on each move.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"c": 1.0, "L": 64}

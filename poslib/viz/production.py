@@ -221,6 +221,9 @@ class MropeGridPlot(LivePlot):
     """M-RoPE on an image grid: which pairs follow t, h, w, and the position-only score of one patch with all others.
 
     ``layout`` picks Qwen2-VL's three consecutive sections or Qwen3-VL's interleaved deal (:data:`MROPE_LAYOUTS`).
+
+    Slider speed: above the 150 ms goal. The colour scale follows the scores, so the colour bar, and
+    with it the whole figure, is drawn again on each move.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"row": 5, "col": 8, "layout": "sections (Qwen2-VL)"}
@@ -273,7 +276,11 @@ class MropeGridPlot(LivePlot):
             sel = axis == k
             line.set_data(np.flatnonzero(sel), wl[sel])
             line.set_label(f"{name}: {sel.sum()} pairs")
-        legend_outside(self.legend_axes, where="below", ncol=2)
+        if self.legend_axes.get_legend() is None:
+            legend_outside(self.legend_axes, where="below", ncol=2)
+        else:  # new counts in the same legend: a new Legend each move would force a full redraw
+            for text, line in zip(self.legend_axes.get_legend().get_texts(), self.marks, strict=False):
+                text.set_text(line.get_label())
         self.legend_axes.set_title(f"M-RoPE {self.params['layout']}: {list(section)}")
         r, c = int(self.params["row"]), int(self.params["col"])
         scores = self._scores()

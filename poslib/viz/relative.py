@@ -152,6 +152,9 @@ class DebertaPlot(LivePlot):
     The relative embeddings P (2κ × d) would be learned; here row δ holds the
     sinusoid of the distance δ − κ, a smooth stand-in that makes the clipping
     visible: beyond |m − n| ≥ κ every pair reuses the first or last row.
+
+    Slider speed: above the 150 ms goal. κ changes every colour scale, so the colour bars, and with
+    them the whole figure, are drawn again on each move.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"att_span": 8}

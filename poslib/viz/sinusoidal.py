@@ -32,6 +32,9 @@ class WavePairPlot(LivePlot):
     shows its period; dashed lines mark one and two wavelengths
     λ_i = 2π·base^(2i/d), and dots mark the integer positions tokens occupy
     (when there are few enough to see).
+
+    Slider speed: near the 150 ms goal. Each move redraws the table, two two-line mathtext titles and
+    the wave panel's ticks.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"pair": 4, "base": 10000.0}
@@ -142,6 +145,9 @@ class DotDecayPlot(LivePlot):
     """Left: PE(m)·PE(m+Δ) against the offset Δ.
 
     Right: the sources' experiment, the query at 0 and the key at n: one random draw, and the mean of 256.
+
+    Slider speed: above the 150 ms goal. The sliders move both panels' limits, so their ticks,
+    titles and the legend are drawn again on each move.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"base": 10000.0, "dim": 128}

@@ -53,6 +53,9 @@ class PermutationPlot(LivePlot):
     Left: the weights as the layer sees the sentence. Middle: the same weights
     with rows and columns sorted back to wǒ ài nǐ; without a mask they never
     change, whatever the order. Right: the outputs, one row per token.
+
+    Slider speed: above the 150 ms goal. A new word order changes all four panels: four images,
+    their tick labels (the words) and the title.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"order": (0, 1, 2), "causal": False}
