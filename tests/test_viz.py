@@ -73,12 +73,13 @@ def test_interact_adds_labels_number_box_reset_and_caption():
     # any LivePlot with an int parameter would do; this one only needs the widget wiring, so stub update
     plot.update = lambda **kw: plot.fig  # type: ignore[method-assign]
     box = interact(plot, caption="the line moves", **{name: wide})
-    assert wide.style.description_width == "initial"
+    assert wide.style.description_width == f"{len(wide.description) + 2}ch", "one label width: the tracks line up"
     assert wide.readout_format == ",d", "counts read 16,384 everywhere, as in the figure titles"
     row = box.children[0]
     number = row.children[1]
     number.value = 1234
     assert wide.value == 1234, "the number box sets the slider exactly"
+    assert wide.step == 16 and number.step == 1, "arrow keys page by 16 of 4,096; the box keeps steps of 1"
     assert wide.readout is False, "one number on screen: the box's"
     reset = next(c for c in box.children if isinstance(c, widgets.Button))
     reset.click()

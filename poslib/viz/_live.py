@@ -120,16 +120,44 @@ def _images_over_axis_layer(fig: Figure) -> None:
                 image.set_zorder(0.75)
 
 
-def _widen(w: Any, widgets: Any) -> Any:
-    """Full labels, wide sliders, and a linked number box where a slider has too many steps for a mouse."""
+def _decimals(step: float) -> int:
+    """Digits after the point that show every value a slider of this step can take (0.125 → 3)."""
+    for k in range(7):
+        if abs(round(step, k) - step) < 1e-12:
+            return k
+    return 6
+
+
+def _page_step(span: float, step: float) -> float:
+    """The smallest of 1, 2, 5 × 10^k and 2^k that is a multiple of ``step`` and leaves ≤ FINE_STEPS steps."""
+    candidates = sorted({m * 10**k for k in range(-6, 9) for m in (1, 2, 5)} | {2.0**k for k in range(-6, 31)})
+    for c in candidates:
+        if c >= step and span / c <= FINE_STEPS and abs(c / step - round(c / step)) < 1e-9:
+            return c
+    return span / FINE_STEPS
+
+
+def _widen(w: Any, widgets: Any, label_ch: int) -> Any:
+    """Full labels, all ``label_ch`` wide so the tracks line up; readouts with the step's digits; page steps.
+
+    A slider with more than :data:`FINE_STEPS` steps moves (arrow keys, dragging)
+    by a page step of about 1/256 of its range; the linked number box beside it
+    keeps the exact step, so every value stays reachable.
+    """
+    if isinstance(w, widgets.Checkbox):
+        w.indent = False  # an indented checkbox cuts its label at the description width
+        w.layout.width = "auto"
+        return w
     if hasattr(w, "style") and hasattr(w.style, "description_width"):
-        w.style.description_width = "initial"
+        w.style.description_width = f"{label_ch}ch"
     is_slider = "Slider" in type(w).__name__
     if is_slider:
         w.layout.width = SLIDER_WIDTH
     # One format for counts everywhere (slider readouts and figure titles): 16,384, not 16384.
     if isinstance(w, widgets.IntSlider) and w.readout_format == "d":
         w.readout_format = ",d"
+    if isinstance(w, widgets.FloatSlider) and w.readout_format == ".2f":
+        w.readout_format = f".{max(2, _decimals(w.step))}f"  # a step of 0.125 reads 0.375, not 0.38
     if isinstance(w, widgets.SelectionSlider) and all(isinstance(v, int) for v in w.options):
         value = w.value
         w.options = [(f"{v:,}", v) for v in w.options]
@@ -139,10 +167,17 @@ def _widen(w: Any, widgets: Any) -> Any:
         return w
     box_cls = widgets.BoundedIntText if isinstance(w, widgets.IntSlider) else widgets.BoundedFloatText
     box = box_cls(value=w.value, min=w.min, max=w.max, step=w.step, layout=widgets.Layout(width="90px"))
+    page = _page_step(w.max - w.min, w.step)
+    w.step = int(page) if isinstance(w, widgets.IntSlider) else page
     w.readout = False  # the box shows the value: one number, one format
     widgets.link((w, "value"), (box, "value"))
     widgets.link((w, "max"), (box, "max"))
     return widgets.HBox([w, box])
+
+
+def _label_ch(controls: dict[str, Any]) -> int:
+    """One description width for every control of a figure: the longest label, in ``ch``, plus room for the colon."""
+    return max([len(getattr(w, "description", "")) for w in controls.values()] + [4]) + 2
 
 
 class _Interactive:
@@ -214,7 +249,8 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
         on_change()
 
     apply_limits()
-    rows = [_widen(w, widgets) for w in controls.values()]
+    label_ch = _label_ch(controls)
+    rows = [_widen(w, widgets, label_ch) for w in controls.values()]
     for w in controls.values():
         w.observe(on_change, names="value")
     button = widgets.Button(description="reset", tooltip="back to the starting values", icon="undo")

@@ -14,6 +14,7 @@ import functools
 from typing import Any, ClassVar
 
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
@@ -61,7 +62,9 @@ class WavePairPlot(LivePlot):
             interpolation="nearest",
         )
         fig.colorbar(self.im, ax=ax_t, shrink=0.85, label="PE value", ticks=[-1, 0, 1])
-        self.box = Rectangle((-0.5, -0.5), self.n_positions, 2, fill=False, ec="k", lw=1.5)
+        # black on a white halo: visible on the dark and the light ends of the colour map alike
+        halo = [patheffects.withStroke(linewidth=4.5, foreground="white")]
+        self.box = Rectangle((-0.5, -0.5), self.n_positions, 2, fill=False, ec="k", lw=2, path_effects=halo)
         ax_t.add_patch(self.box)
         ax_t.set(xlabel="position p (tokens)", ylabel="dimension (2i: sin, 2i+1: cos)", title="")
         (self.sin_line,) = ax_w.plot([], [], color="C0", ls="-", lw=1.3, label=r"$\sin(p\,\omega_i)$, dim $2i$")
