@@ -6,6 +6,8 @@ quoted in issue 24."""
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 import sys
 import types
 
@@ -147,3 +149,106 @@ def test_base_names_its_slips_in_order() -> None:
     # the index shift is tried before the constant factor (a shifted geometric sequence is both)
     source = _base._generic_slip.__code__.co_names
     assert source.index("_index_shift") < source.index("_constant_ratio"), source
+
+
+def solved_feedback(nb: str, ex: Exercise) -> Feedback:
+    """The verdict the notebook cell prints when the learner types the reference solution."""
+    return ex.check(exercises.run_solution(nb, ex))
+
+
+def test_every_exercise_ends_a_right_answer_with_its_takeaway() -> None:
+    # Issue 24: "correct: answer is right." never answered the question the exercise asked.
+    keys = [(nb, ex) for nb in exercises.NOTEBOOKS for ex in exercises.exercises(nb)]
+    assert len(keys) >= 30 and {nb for nb, _ in keys} == set(exercises.NOTEBOOKS)
+    for nb, ex in keys:
+        assert ex.takeaway.startswith("So "), (nb, ex.key, ex.takeaway)
+        feedback = solved_feedback(nb, ex)
+        assert feedback.ok is True and feedback.message.endswith(" " + ex.takeaway), (nb, ex.key, feedback)
+        # the verdict before it speaks to the learner ("your answer is right."), never "answer is right."
+        assert feedback.message.startswith("your "), (nb, ex.key, feedback)
+
+
+# A number a takeaway prints must read the same on any machine: no rounding-level value (1.2e-16), no
+# exponent with a padded zero (1e+09), no long tail of digits (0.8659640001), no nan (−inf is named as
+# the mask's value in 07, so it is allowed).
+_RAW = re.compile(r"e[-−]1\d|e[+\-−]?0\d|\d\.\d{4,}|\bnan\b")
+
+
+def test_takeaways_print_rounded_numbers_with_true_minus_signs() -> None:
+    for nb in exercises.NOTEBOOKS:
+        for ex in exercises.exercises(nb):
+            assert not _RAW.search(ex.takeaway), (nb, ex.key, ex.takeaway)
+            # a negative number is written with U+2212, as in the rest of the text ("−0.88", "−6 … −4")
+            assert not re.search(r"(^|[\s(])-\d", ex.takeaway), (nb, ex.key, ex.takeaway)
+
+
+def takeaway(nb: str, key: str) -> str:
+    return next(ex.takeaway for ex in exercises.exercises(nb) if ex.key == key)
+
+
+def test_takeaway_numbers_agree_with_an_independent_computation() -> None:
+    # Each number derived here with plain Python (math, loops), not with the modules' constants or NumPy
+    # expressions, then looked for in the sentence as the module formats it.
+    assert f"reaches only {math.log(4096) / math.log(512):.3g} at N = 4096" in takeaway("00", "logn-factor")  # 12/9
+
+    rows = takeaway("02", "untrained-rows")
+    assert "rows 24 … 31, 8 of the 32" in rows and "beyond position 23" in rows
+
+    lam = [2 * math.pi * 10_000 ** (2 * i / 16) for i in range(8)]
+    waves = takeaway("03", "wavelengths")
+    assert f"≈ {lam[1] / lam[0]:.2f} per pair" in waves and f"about {round(lam[7]):,} for pair 7" in waves
+
+    dot = [sum(math.cos(10_000 ** (-2 * i / 16) * r) for i in range(8)) for r in range(21)]
+    dip = min(range(21), key=lambda r: dot[r])
+    back = max(range(dip, 21), key=lambda r: dot[r])
+    assert (dip, back) == (10, 19)  # the dip and the recovery the sentence names, found by a scan
+    assert f"to {dot[dip]:.2f} at offset {dip}, then climbs back to {dot[back]:.2f} at offset {back}" in takeaway(
+        "03", "dot-by-offset"
+    )
+
+    rows_of = {r: min(max(r + 4, 0), 7) for r in range(-6, 7)}  # DeBERTa's δ, κ = 4, written out
+    shared_first = [r for r, row in rows_of.items() if row == 0]
+    shared_last = [r for r, row in rows_of.items() if row == 7]
+    assert (shared_first, shared_last) == ([-6, -5, -4], [3, 4, 5, 6])
+    assert "offsets −6 … −4 share row 0 and 3 … 6 share row 7; only −3 … 2" in takeaway("04", "deberta-delta")
+
+    base = (4095 / (2 * math.pi)) ** (128 / 40)
+    turns = 4095 * 10_000 ** (-40 / 128) / (2 * math.pi)
+    never = takeaway("05", "never-turn-base")
+    assert f"about {base / 1e9:.2f}e9" in never and f"turns {turns:.1f} times by position 4095" in never
+
+    slow = [i for i in range(64) if 2 * math.pi * 10_000 ** (2 * i / 128) > 2048]
+    assert f"So {len(slow)} of the 64 pairs, {slow[0]} … 63" in takeaway("06", "slow-pairs")
+    assert f"to about {round(10_000 * 8 ** (128 / 126)):,}" in takeaway("06", "ntk-base")
+
+    extra = ", ".join(f"{2 ** (-(2 * k + 1) / 2):.3f}" for k in range(4))  # 2^(−1/2), 2^(−3/2), …
+    assert f"heads 9 … 12 get {extra}" in takeaway("07", "slopes-12")
+
+    bits = [math.log(p, 2) for p in (3.3, 7.4, 33.1)]
+    bpb = takeaway("08", "bits-per-byte")
+    assert ", ".join(f"{b:.2f}" for b in bits) in bpb
+    assert f"{(bits[2] - bits[0]) / (8 - bits[0]):.0%} of what it learned" in bpb
+    z = [2.0, -1.0, 0.5, 1.5, 0.0]
+    loss = math.log(sum(math.exp(v) for v in z)) - z[3]
+    assert f"about {loss:.2f} nats" in takeaway("08", "cross-entropy")
+
+    def never_turning(theta: float) -> int:
+        return sum(2 * math.pi * theta ** (2 * i / 128) > 8192 for i in range(64))
+
+    assert f"{never_turning(500_000)} of the 64 pairs (not {never_turning(10_000)})" in takeaway("09", "inv-freq")
+
+    gates = [0.9, 0.1, 0.0, 1.0, 0.2, 0.7]
+    cope = [sum(gates[n:]) for n in range(6)]  # p_n = Σ_{t=n}^{5} g_t
+    assert ", ".join(f"{p:.1f}" for p in cope) in takeaway("10", "cope-positions")
+    assert f"from {math.log(41) / math.log(65):.3f} at the farthest key" in takeaway("10", "fire-inputs")
+
+
+def test_issue_24_wrong_answers_are_in_exercise_3_1_own_tuple() -> None:
+    # test_exercises runs every Mistake of every exercise; these two are the issue's quotes.
+    nb03 = exercises.module("03")
+    (wavelengths_ex,) = [ex for ex in nb03.EXERCISES if ex.key == "wavelengths"]
+    named = {m.code: m.names for m in wavelengths_ex.mistakes}
+    assert named["answer = 2 * np.pi * base ** (2 * np.arange(1, d // 2 + 1) / d)"].startswith("off by one:")
+    assert named["answer = np.pi * base ** (2 * np.arange(d // 2) / d)"] == (
+        "scale: your answer is 0.5 × the expected value"
+    )

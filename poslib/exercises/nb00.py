@@ -73,6 +73,10 @@ def check_logn(answer: Any) -> Feedback:
     )
 
 
+_N_LOGN = np.array([128.0, 512.0, 4096.0])
+_LOGN = np.maximum(1.0, np.log(_N_LOGN) / np.log(512.0))  # the log-n factor at those key counts
+
+
 EXERCISES = (
     Exercise(
         key="slowest-wavelength",
@@ -137,6 +141,11 @@ EXERCISES = (
         stub="answer = None  # three factors",
         solution="answer = np.maximum(1.0, np.log(N) / np.log(L_train))",
         check=check_logn,
+        takeaway=(
+            f"So the factor stays {_LOGN[0]:g} up to the training length and reaches only {_LOGN[-1]:.3g} at "
+            f"N = {_N_LOGN[-1]:.0f}, {_N_LOGN[-1] / 512:.0f} times L_train: it sharpens attention only past the "
+            "length the model was trained at, and grows with the logarithm of N, not with N."
+        ),
         mistakes=(
             Mistake("answer = np.log(N) / np.log(L_train)", "clamp"),
             Mistake("answer = np.maximum(1.0, N / L_train)", "ratio of lengths"),

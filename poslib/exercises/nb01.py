@@ -68,6 +68,11 @@ def check_bos_weight(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same problem and formulas as the checkers.
+_A, _ = permutation_problem()
+_BOS = 1 / (np.arange(8) + 1)  # a uniform causal head's weight on token 0, queries m = 0 … 7
+
+
 EXERCISES = (
     Exercise(
         key="permute-weights",
@@ -82,6 +87,10 @@ EXERCISES = (
         stub="answer = None  # a 3 × 3 matrix",
         solution="idx = list(order)\nanswer = A[idx][:, idx]",
         check=check_permuted_weights,
+        takeaway=(
+            f"So the new matrix holds the same weights, moved: 爱 still puts {_A[1, 2]:.3f} on 你 (row 0, column 1 "
+            "now). Without positions attention sees a set of words, and reordering them only relabels its output."
+        ),
         mistakes=(
             Mistake("answer = A[list(order)]", "only the rows moved"),
             Mistake("answer = A[:, list(order)]", "only the columns moved"),
@@ -100,6 +109,10 @@ EXERCISES = (
         stub="answer = None  # a 3 × 3 matrix",
         solution="answer = np.eye(3)[list(order)]",
         check=check_permutation_matrix,
+        takeaway=(
+            "So Π has one 1 in each row and column: row m is the unit vector e_order[m] (here "
+            f"{', '.join(f'e_{k}' for k in ORDER)}), and Πᵀ = Π⁻¹ undoes the reordering, so A' = Π A Πᵀ."
+        ),
         mistakes=(
             Mistake("answer = np.eye(3)[list(order)].T", "transposed"),
             Mistake("answer = np.eye(3)[list(order)][:2]", "shape"),
@@ -118,6 +131,11 @@ EXERCISES = (
         stub="answer = None  # 8 weights, one per query",
         solution="answer = 1 / (m + 1)",
         check=check_bos_weight,
+        takeaway=(
+            f"So the weight on the first token falls from {_BOS[0]:g} at m = 0 to 1/{round(1 / _BOS[-1])} = "
+            f"{_BOS[-1]:.3f} at m = {len(_BOS) - 1}: it is 1/(m + 1), a function of the position alone, so a causal "
+            "head can recover m without any positional encoding."
+        ),
         mistakes=(
             Mistake("answer = 1 / (m + 2)", "off by one"),
             Mistake("answer = 1 - 1 / (m + 1)", "other* keys"),

@@ -72,6 +72,21 @@ def check_untrained_rows(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same problems as the checkers.
+_POSITIONS = injection_problem()[2]
+_T = table_problem()
+_UNIT = _T / np.linalg.norm(_T, axis=1, keepdims=True)
+_OFF = (_UNIT @ _UNIT.T)[~np.eye(len(_T), dtype=bool)]  # cosine similarity of two different positions
+MAX_LEN, TRAIN_LEN = 32, 24
+
+
+def _minus(x: float) -> str:
+    return f"{x:.2f}".replace("-", "−")
+
+
+_UNTRAINED = np.arange(TRAIN_LEN, MAX_LEN)
+
+
 EXERCISES = (
     Exercise(
         key="injection",
@@ -85,6 +100,11 @@ EXERCISES = (
         stub="answer = None  # the 5 × 8 inputs",
         solution="answer = x + P_table[positions]",
         check=check_injection,
+        takeaway=(
+            f"So the window's first token gets row {_POSITIONS[0]} of P and its last row {_POSITIONS[-1]}: the same "
+            "word gets a different input at every position, and what counts is the position in the text, not the "
+            "slot in the window."
+        ),
         mistakes=(
             Mistake("answer = x + P_table[:5]", "starts at position 3"),
             Mistake("answer = np.concatenate([x, P_table[positions]], axis=1)", "not concatenation"),
@@ -103,6 +123,11 @@ EXERCISES = (
         stub="answer = None  # a 6 × 6 matrix",
         solution="unit = T / np.linalg.norm(T, axis=1, keepdims=True)\nanswer = unit @ unit.T",
         check=check_similarity,
+        takeaway=(
+            f"So S is 1 on the diagonal, and in this random table two different positions have similarities from "
+            f"{_minus(_OFF.min())} to {_OFF.max():.2f}, with nothing making neighbours alike: where a table's "
+            "neighbouring rows are alike, as in the pretrained MiniLM table, training on text made them so."
+        ),
         mistakes=(
             Mistake("answer = T @ T.T", "not normalised"),
             Mistake("unit = T / np.linalg.norm(T, axis=0, keepdims=True)\nanswer = unit @ unit.T", "columns"),
@@ -120,6 +145,11 @@ EXERCISES = (
         stub="answer = None  # an array of row indices",
         solution="answer = np.arange(train_len, max_len)",
         check=check_untrained_rows,
+        takeaway=(
+            f"So rows {_UNTRAINED[0]} … {_UNTRAINED[-1]}, {len(_UNTRAINED)} of the {MAX_LEN}, are still random: a "
+            f"learned table knows nothing about positions it never saw, so the model has no trained input for a "
+            f"token beyond position {TRAIN_LEN - 1}."
+        ),
         mistakes=(
             Mistake("answer = np.arange(train_len + 1, max_len)", "off by one"),
             Mistake("answer = np.arange(train_len)", "trained"),

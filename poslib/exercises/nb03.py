@@ -64,6 +64,14 @@ def check_dot_by_offset(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_LAMBDA = 2 * np.pi * BASE ** (2 * np.arange(D // 2) / D)  # wavelength of pairs 0 … 7, tokens
+_OMEGA, _DELTA = 0.3, 5
+_DOT = np.cos(np.outer(np.arange(21), BASE ** (-np.arange(0, D, 2) / D))).sum(axis=1)  # offsets 0 … 20
+_DIP = int(np.argmin(_DOT))  # the offset where the dot product is smallest
+_LATER_MAX = _DIP + int(np.argmax(_DOT[_DIP:]))  # and the largest value after that dip
+
+
 EXERCISES = (
     Exercise(
         key="wavelengths",
@@ -77,10 +85,23 @@ EXERCISES = (
         stub="answer = None  # 8 wavelengths",
         solution="answer = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)",
         check=check_wavelengths,
+        takeaway=(
+            f"So the wavelengths grow by a factor base^(2/d) ≈ {BASE ** (2 / D):.2f} per pair, from "
+            f"{_LAMBDA[0]:.2f} tokens for pair 0 to about {_LAMBDA[-1]:,.0f} for pair {D // 2 - 1}: fast pairs tell "
+            "neighbours apart, slow ones tell far positions apart."
+        ),
         mistakes=(
             Mistake("answer = base ** (2 * np.arange(d // 2) / d)", "units"),
             Mistake("answer = 2 * np.pi * base ** (np.arange(d // 2) / d)", "exponent"),
             Mistake("answer = 2 * np.pi * base ** (2 * np.arange(d) / d)", "shape"),
+            # issue 24: pairs 1 … 8 for 0 … 7 is named as the shift it is, before the factor 3.16 it also is
+            Mistake(
+                "answer = 2 * np.pi * base ** (2 * np.arange(1, d // 2 + 1) / d)",
+                "off by one: your answer is the expected values shifted by one place",
+            ),
+            Mistake(
+                "answer = np.pi * base ** (2 * np.arange(d // 2) / d)", "scale: your answer is 0.5 × the expected value"
+            ),
         ),
     ),
     Exercise(
@@ -96,6 +117,10 @@ EXERCISES = (
         stub="answer = None  # a 2 × 2 matrix",
         solution=("c, s = np.cos(omega * delta), np.sin(omega * delta)\nanswer = np.array([[c, s], [-s, c]])"),
         check=check_shift_matrix,
+        takeaway=(
+            f"So M_Δ holds only cos ωΔ and sin ωΔ, with ωΔ = {_OMEGA * _DELTA:g} rad: p appears nowhere, so one "
+            "fixed matrix shifts every position by Δ, which is what lets a linear layer read off offsets."
+        ),
         mistakes=(
             Mistake(
                 "c, s = np.cos(omega * delta), np.sin(omega * delta)\nanswer = np.array([[c, -s], [s, c]])", "sign"
@@ -119,13 +144,19 @@ EXERCISES = (
         stub="answer = None  # 21 dot products",
         solution="w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.cos(np.outer(offset, w)).sum(axis=1)",
         check=check_dot_by_offset,
+        takeaway=(
+            f"So the dot product is Σ_i cos(ω_i (m − n)), a function of m − n alone; it falls from {_DOT[0]:g} "
+            f"at m = n to {_DOT[_DIP]:.2f} at offset {_DIP}, then climbs back to {_DOT[_LATER_MAX]:.2f} at offset "
+            f"{_LATER_MAX}: with d = {D} it is not a monotone measure of distance."
+        ),
         mistakes=(
             Mistake(
                 "w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.sin(np.outer(offset, w)).sum(axis=1)",
                 "sines cancel",
             ),
             Mistake(
-                "w = base ** (-np.arange(0, d, 2) / d)\nanswer = 2 * np.cos(np.outer(offset, w)).sum(axis=1)", "scale"
+                "w = base ** (-np.arange(0, d, 2) / d)\nanswer = 2 * np.cos(np.outer(offset, w)).sum(axis=1)",
+                "scale: your answer is 2 × the expected value",
             ),
         ),
     ),

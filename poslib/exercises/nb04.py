@@ -69,6 +69,23 @@ def check_deberta_delta(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_PER_DIRECTION = 32 // 2
+_EXACT = _PER_DIRECTION // 2  # T5 spends half of each direction's buckets on single distances
+_M_MINUS_N, _KAPPA = np.arange(-6, 7), 4
+_DELTA = np.clip(_M_MINUS_N + _KAPPA, 0, 2 * _KAPPA - 1)
+_FIRST_ROW = _M_MINUS_N[_DELTA == 0]  # the offsets that share row 0
+_LAST_ROW = _M_MINUS_N[_DELTA == 2 * _KAPPA - 1]  # the offsets that share row 2κ − 1
+
+
+def _span(offsets: np.ndarray[Any, np.dtype[np.int64]]) -> str:
+    """The first and last of a run of offsets ("−6 … −4"), written with true minus signs."""
+    return f"{offsets[0]} … {offsets[-1]}".replace("-", "−")
+
+
+_OWN = _M_MINUS_N[(_DELTA > 0) & (_DELTA < 2 * _KAPPA - 1)]  # the offsets with a row of their own
+
+
 EXERCISES = (
     Exercise(
         key="content-position",
@@ -83,6 +100,11 @@ EXERCISES = (
         stub="answer = None  # a 6 × 6 matrix, rows = queries",
         solution="answer = (x @ W_q.T) @ (p @ W_k.T).T",
         check=check_content_position,
+        takeaway=(
+            "So row m of this term depends only on the content x_m and column n only on the position p_n: it "
+            "is how much query m's *word* cares where key n sits, one of the four terms the score of x + p splits "
+            "into, and the one relative schemes rewrite with m − n in place of p_n."
+        ),
         mistakes=(
             Mistake("answer = (p @ W_q.T) @ (x @ W_k.T).T", "swapped"),
             Mistake("answer = ((x @ W_q.T) @ (p @ W_k.T).T).T", "transposed"),
@@ -101,6 +123,11 @@ EXERCISES = (
         stub="answer = None  # a whole number",
         solution="answer = num_buckets // 2 // 2",
         check=check_exact_buckets,
+        takeaway=(
+            f"So distances 0 … {_EXACT - 1} each get a bucket of their own in each direction, and the other "
+            f"{_PER_DIRECTION - _EXACT} of the {_PER_DIRECTION} buckets per direction cover all larger distances "
+            "on a log scale: near keys are told apart exactly, far ones only roughly."
+        ),
         mistakes=(
             Mistake("answer = num_buckets // 2", "per direction"),
             Mistake("answer = num_buckets // 4 + 1", "off by one"),
@@ -122,6 +149,11 @@ EXERCISES = (
         stub="answer = None  # 13 row indices",
         solution="answer = np.clip(m_minus_n + kappa, 0, 2 * kappa - 1)",
         check=check_deberta_delta,
+        takeaway=(
+            f"So offsets {_span(_FIRST_ROW)} share row 0 and {_span(_LAST_ROW)} share row {2 * _KAPPA - 1}; only "
+            f"{_span(_OWN)} get a row of their own: beyond κ = {_KAPPA} DeBERTa knows the direction of a key, "
+            "not its distance."
+        ),
         mistakes=(
             Mistake("answer = m_minus_n + kappa", "no clipping"),
             Mistake("answer = np.clip(m_minus_n + kappa, 0, 2 * kappa)", "off by one"),

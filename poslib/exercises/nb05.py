@@ -83,7 +83,7 @@ def check_to_half(answer: Any) -> Feedback:
         if sorted(got.ravel().tolist()) == sorted(v.ravel().tolist()):
             return Feedback(False, "layout: the features are moved along the wrong axis; the layout is the last axis")
         return Feedback(False, f"values: to_half(v) is not a reordering of v's features (input shape {shape})")
-    return Feedback(True, "to_half is right: the half layout is the interleaved one with features reordered.")
+    return Feedback(True, "your to_half is right.")
 
 
 def check_rotated_pair(answer: Any) -> Feedback:
@@ -105,6 +105,23 @@ def check_rotated_pair(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_NEVER_TURN = _base_for(PAIR, LAST)
+_TURNS_AT_10K = LAST * 10_000.0 ** (-2 * PAIR / D) / (2 * np.pi)  # pair 20's full turns by 4095 at base 10 000
+
+
+def _sci(x: float) -> str:
+    """1.01e9, not 1.01e+09."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+_HALF_ORDER = _perm(8)  # where the half layout takes its features from, d = 8
+_Q, _ANGLE = np.array([2.0, 1.0]), 6 * 0.25
+_ROTATED = np.array([[np.cos(_ANGLE), -np.sin(_ANGLE)], [np.sin(_ANGLE), np.cos(_ANGLE)]]) @ _Q
+_ROTATED_TEXT = f"({_ROTATED[0]:.3f}, {_ROTATED[1]:.3f})".replace("-", "−")
+
+
 EXERCISES = (
     Exercise(
         key="never-turn-base",
@@ -119,6 +136,11 @@ EXERCISES = (
         stub="answer = None  # the smallest base, a float",
         solution="answer = (last / (2 * np.pi)) ** (d / (2 * pair))  # ≈ 1.01e9",
         check=check_never_turn_base,
+        takeaway=(
+            f"So the base must be about {_sci(_NEVER_TURN)}, {_sci(_NEVER_TURN / 10_000)} times 10 000; at base "
+            f"10 000 pair {PAIR} turns {_TURNS_AT_10K:.1f} times by position {LAST}. Which pairs never complete a "
+            "turn is set by the base, the knob that NTK-aware scaling and Llama 3's base 500 000 turn."
+        ),
         mistakes=(
             Mistake("answer = (4096 / (2 * np.pi)) ** (d / (2 * pair))", "off by one"),
             Mistake("answer = (last / (2 * np.pi)) ** (d / pair)", "exponent"),
@@ -143,6 +165,11 @@ EXERCISES = (
             "def to_half(v):\n    return np.concatenate([v[..., 0::2], v[..., 1::2]], axis=-1)\n\n\nanswer = to_half"
         ),
         check=check_to_half,
+        takeaway=(
+            f"So the half layout is one fixed reordering of the features ({', '.join(map(str, _HALF_ORDER))} for "
+            "d = 8): a model stored in one layout runs in the other, with the same scores, once the output "
+            "features of W_q and W_k are permuted the same way."
+        ),
         mistakes=(
             Mistake("answer = lambda v: np.concatenate([v[..., 1::2], v[..., 0::2]], axis=-1)", "halves are swapped"),
             Mistake("answer = lambda v: np.concatenate([v[..., 0::2], v[..., 1::2]], axis=0)", "shape"),
@@ -168,6 +195,10 @@ EXERCISES = (
         stub="answer = None  # the rotated pair",
         solution=("a = m * theta\nanswer = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ q"),
         check=check_rotated_pair,
+        takeaway=(
+            f"So q turns to {_ROTATED_TEXT}: its length stays {np.linalg.norm(_Q):.3f} (√5) and its "
+            f"direction moves counter-clockwise by mθ = {_ANGLE:g} rad, about {np.degrees(_ANGLE):.0f}°."
+        ),
         mistakes=(
             Mistake("a = m * theta\nanswer = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]) @ q", "sign"),
             Mistake(

@@ -63,6 +63,16 @@ def check_uniform_entropy(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_LAMBDA = 2 * np.pi * BASE ** (2 * np.arange(D // 2) / D)
+_SLOW = np.flatnonzero(_LAMBDA > L)  # pairs that never complete a turn within L
+_S = 8.0
+_NTK = BASE * _S ** (D / (D - 2))
+_SLOWEST_RATIO = BASE ** (-(D - 2) / D) / _NTK ** (-(D - 2) / D)  # how much the slowest pair slows down: s
+_N_UNIFORM = np.array([64.0, 512.0, 4096.0])
+_H_UNIFORM = np.log(_N_UNIFORM)
+
+
 EXERCISES = (
     Exercise(
         key="slow-pairs",
@@ -77,6 +87,11 @@ EXERCISES = (
         stub="answer = None  # a whole number",
         solution="wavelength = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)\nanswer = int(np.sum(wavelength > L))",
         check=check_slow_pairs,
+        takeaway=(
+            f"So {len(_SLOW)} of the {D // 2} pairs, {_SLOW[0]} … {_SLOW[-1]} (wavelengths from "
+            f"{_LAMBDA[_SLOW[0]]:,.0f} tokens up), never complete a turn in training: past L = {L} their angles "
+            "are ones the model never saw, the gap PI, NTK-aware scaling and YaRN each close in their own way."
+        ),
         mistakes=(
             Mistake(
                 "wavelength = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)\nanswer = int(np.sum(wavelength <= L))",
@@ -105,6 +120,11 @@ EXERCISES = (
         stub="answer = None  # the new base",
         solution="answer = base * s ** (d / (d - 2))",
         check=check_ntk_base,
+        takeaway=(
+            f"So the base rises from {BASE:,.0f} to about {_NTK:,.0f}, {_NTK / BASE:.3g} times, a little more "
+            f"than s = {_S:g}: pair 0 keeps its frequency, the slowest pair is slowed {_SLOWEST_RATIO:.3g} times "
+            "like PI, and the pairs between are slowed by less."
+        ),
         mistakes=(
             Mistake("answer = base * s", "exponent"),
             Mistake("answer = base * s ** ((d - 2) / d)", "inverted"),
@@ -123,9 +143,15 @@ EXERCISES = (
         stub="answer = None  # three entropies, nats",
         solution="answer = np.log(N)",
         check=check_uniform_entropy,
+        takeaway=(
+            f"So the ceiling is {', '.join(f'{h:.2f}' for h in _H_UNIFORM)} nats, ln 8 ≈ {np.log(8):.2f} more for "
+            "each 8 times more keys: a longer sequence lets attention spread wider, the dilution that log-n "
+            "scaling counters."
+        ),
         mistakes=(
             Mistake("answer = np.log2(N)", "bits"),
             Mistake("answer = np.log10(N)", "log₁₀"),
+            Mistake("answer = np.log(N) / 2", "scale: your answer is 0.5 × the expected value"),
         ),
     ),
 )

@@ -72,6 +72,12 @@ def check_causal_bias(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_SLOPES_8 = _power_of_two(8)
+_EXTRA_12 = _power_of_two(16)[0::2][:4]  # the four 12-head slopes that are not 8-head ones
+_MU, _LAST_QUERY = 0.5, 4
+
+
 EXERCISES = (
     Exercise(
         key="slopes-8",
@@ -82,6 +88,11 @@ EXERCISES = (
         stub="answer = None  # 8 slopes",
         solution="answer = 2.0 ** (-8 * np.arange(1, n_heads + 1) / n_heads)",
         check=check_slopes_8,
+        takeaway=(
+            f"So the slopes halve from head to head, {_SLOPES_8[0]:g} down to 1/{1 / _SLOPES_8[-1]:.0f}: head 1 "
+            f"loses one unit of score per {1 / _SLOPES_8[0]:.0f} tokens of distance and attends locally, head 8 "
+            f"only per {1 / _SLOPES_8[-1]:.0f} tokens and looks far back."
+        ),
         mistakes=(
             Mistake("answer = 2.0 ** (-8 * np.arange(n_heads) / n_heads)", "off by one"),
             Mistake("answer = -(2.0 ** (-8 * np.arange(1, n_heads + 1) / n_heads))", "sign"),
@@ -107,6 +118,10 @@ EXERCISES = (
             "answer = np.concatenate([s8, s16[0::2][:4]])"
         ),
         check=check_slopes_12,
+        takeaway=(
+            f"So heads 9 … 12 get {', '.join(f'{mu:.3f}' for mu in _EXTRA_12)}, each between two 8-head slopes: "
+            f"the 12 heads still span {_SLOPES_8[0]:g} … 1/{1 / _SLOPES_8[-1]:.0f} without repeating a slope."
+        ),
         mistakes=(
             Mistake("answer = 2.0 ** (-8 * np.arange(1, 13) / 12)", "powers of two"),
             Mistake(
@@ -132,6 +147,11 @@ EXERCISES = (
             "m, n = np.arange(N)[:, None], np.arange(N)[None, :]\nanswer = np.where(n <= m, -mu * (m - n), -np.inf)"
         ),
         check=check_causal_bias,
+        takeaway=(
+            f"So the last query (m = {_LAST_QUERY}) adds −{_MU * _LAST_QUERY:g} to its score on key 0 and 0 on "
+            "itself: the penalty grows linearly with distance, and −inf gives future keys weight exactly 0 after "
+            "the softmax."
+        ),
         mistakes=(
             Mistake("m, n = np.arange(N)[:, None], np.arange(N)[None, :]\nanswer = -mu * np.abs(m - n)", "no mask"),
             Mistake(

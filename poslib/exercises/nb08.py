@@ -49,6 +49,12 @@ def check_cross_entropy(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_PPL_OF_CE = np.exp(CE)
+_LOSS = float(np.log(np.exp(LOGITS).sum()) - LOGITS[TARGET])
+_BPB = np.log2(PPL)
+
+
 EXERCISES = (
     Exercise(
         key="perplexity",
@@ -62,6 +68,11 @@ EXERCISES = (
         stub="answer = None  # three perplexities",
         solution="answer = np.exp(ce)",
         check=check_perplexity,
+        takeaway=(
+            f"So the perplexities are about {', '.join(f'{p:.1f}' for p in _PPL_OF_CE)}: each run is as unsure as "
+            f"a uniform choice among that many bytes, and {CE[2] - CE[1]:g} nats more loss multiplies the "
+            f"perplexity by e^{CE[2] - CE[1]:g} ≈ {np.exp(CE[2] - CE[1]):.1f}."
+        ),
         mistakes=(
             Mistake("answer = 2.0**ce", "units"),
             Mistake("answer = np.exp(ce[:2])", "off by one"),
@@ -80,6 +91,10 @@ EXERCISES = (
         stub="answer = None  # one number",
         solution="answer = -(z[t] - np.log(np.exp(z).sum()))",
         check=check_cross_entropy,
+        takeaway=(
+            f"So this prediction costs about {_LOSS:.2f} nats (p(t) = {np.exp(-_LOSS):.2f}), below the "
+            f"ln {len(LOGITS)} ≈ {np.log(len(LOGITS)):.2f} of a uniform guess and above the 0 of a certain one."
+        ),
         mistakes=(
             Mistake("answer = -z[t]", "not normalised"),
             Mistake("answer = z[t] - np.log(np.exp(z).sum())", "sign"),
@@ -99,6 +114,11 @@ EXERCISES = (
         stub="answer = None  # three values, bits per byte",
         solution="answer = np.log2(ppl)",
         check=check_bits_per_byte,
+        takeaway=(
+            f"So that is {', '.join(f'{b:.2f}' for b in _BPB)} bits per byte: against the 8 bits of a plain byte "
+            f"the model saves {8 - _BPB[0]:.2f} bits at the best length but only {8 - _BPB[-1]:.2f} at the worst, "
+            f"so {(_BPB[-1] - _BPB[0]) / (8 - _BPB[0]):.0%} of what it learned to compress is lost at length."
+        ),
         mistakes=(
             Mistake("answer = np.log(ppl)", "nats"),
             Mistake("answer = np.log10(ppl)", "log₁₀"),

@@ -64,6 +64,22 @@ def check_yarn_factor(answer: Any) -> Feedback:
     )
 
 
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_WAVE_500K = 2 * np.pi * THETA ** (np.arange(0, HEAD_DIM, 2) / HEAD_DIM)
+_WAVE_10K = 2 * np.pi * 10_000.0 ** (np.arange(0, HEAD_DIM, 2) / HEAD_DIM)
+_CONTEXT = 8192  # Llama 3's pre-training context
+_PHI2_HEAD_DIM, _PHI2_ROTATED = 2560 // 32, int(2560 // 32 * 0.4)
+
+
+def _sci(x: float) -> str:
+    """2.5e-6, not 2.5e-06."""
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}".replace("-", "−")
+
+
+_YARN = 0.1 * np.log(4.0) + 1
+
+
 EXERCISES = (
     Exercise(
         key="inv-freq",
@@ -77,9 +93,19 @@ EXERCISES = (
         stub="answer = None  # 64 inverse frequencies",
         solution='d = config["head_dim"]\nanswer = 1.0 / config["rope_theta"] ** (np.arange(0, d, 2) / d)',
         check=check_inv_freq,
+        takeaway=(
+            f"So inv_freq falls from 1 to about {_sci(1 / THETA ** ((HEAD_DIM - 2) / HEAD_DIM))}; the slowest "
+            f"wavelength is about {_sci(_WAVE_500K[-1])} tokens, against {_sci(_WAVE_10K[-1])} at base 10 000, and "
+            f"{int(np.sum(_WAVE_500K > _CONTEXT))} of the {HEAD_DIM // 2} pairs (not "
+            f"{int(np.sum(_WAVE_10K > _CONTEXT))}) never complete a turn in an {_CONTEXT}-token context."
+        ),
         mistakes=(
             Mistake('d = config["head_dim"]\nanswer = 1.0 / 10_000.0 ** (np.arange(0, d, 2) / d)', "default base"),
             Mistake('d = config["head_dim"]\nanswer = 1.0 / config["rope_theta"] ** (np.arange(d) / d)', "shape"),
+            Mistake(
+                'd = config["head_dim"]\nanswer = 1.0 / config["rope_theta"] ** (np.arange(2, d + 2, 2) / d)',
+                "off by one: your answer is the expected values shifted by one place",
+            ),
         ),
     ),
     Exercise(
@@ -97,6 +123,11 @@ EXERCISES = (
             'answer = int(head_dim * config["partial_rotary_factor"])'
         ),
         check=check_rotated_features,
+        takeaway=(
+            f"So {_PHI2_ROTATED} of the {_PHI2_HEAD_DIM} features ({_PHI2_ROTATED // 2} pairs) turn with position "
+            f"and the other {_PHI2_HEAD_DIM - _PHI2_ROTATED} pass through unrotated; inv_freq then has "
+            f"{_PHI2_ROTATED // 2} entries, computed with d = {_PHI2_ROTATED}, not {_PHI2_HEAD_DIM}."
+        ),
         mistakes=(
             Mistake('answer = int(config["hidden_size"] * config["partial_rotary_factor"])', "hidden_size"),
             Mistake("answer = 80 - 32", "pass-through"),
@@ -115,6 +146,10 @@ EXERCISES = (
         stub="answer = None  # one float",
         solution="answer = 0.1 * np.log(s) + 1",
         check=check_yarn_factor,
+        takeaway=(
+            f"So cos and sin grow by {_YARN:.3f} and the scores by its square, {_YARN**2:.3f}: a slight "
+            "sharpening that offsets the flatter attention over 4 times more keys."
+        ),
         mistakes=(
             Mistake("answer = 0.1 * np.log2(s) + 1", "log₂"),
             Mistake("answer = 0.1 * np.log(s)", "+ 1"),

@@ -72,7 +72,14 @@ def check_random_positions(answer: Any) -> Feedback:
         return Feedback(
             False, "those are the ordinary positions 0 … 7; the point is to draw them from the longer range"
         )
-    return Feedback(True, "answer is a valid randomized set of positions.")
+    return Feedback(True, "your answer is a valid randomized set of positions.")
+
+
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_COPE = np.cumsum(GATES[::-1])[::-1]
+_CLOSED = int(np.flatnonzero(GATES == 0)[0])  # a key whose gate is 0
+_FIRE_FARTHEST = float(np.log(40 + 1) / np.log(64 + 1))  # u for the farthest key, n = 0, of query m = 40
+N_TOKENS, N_MAX = 8, 64
 
 
 EXERCISES = (
@@ -89,6 +96,10 @@ EXERCISES = (
         stub="answer = None  # 6 positions",
         solution="answer = np.cumsum(g[::-1])[::-1]",
         check=check_cope_positions,
+        takeaway=(
+            f"So the keys sit at {', '.join(f'{p:.1f}' for p in _COPE)}: key {_CLOSED} has gate 0, so it sits at the "
+            f"same position as key {_CLOSED + 1}; CoPE counts the tokens its gates let through, not all tokens."
+        ),
         mistakes=(
             Mistake("answer = np.cumsum(g)", "direction"),
             Mistake("answer = np.append(np.cumsum(g[::-1])[::-1][1:], 0.0)", "off by one"),
@@ -106,6 +117,11 @@ EXERCISES = (
         stub="answer = None  # 41 inputs",
         solution="answer = np.log(c * (m - n) + 1) / np.log(c * max(L, m) + 1)",
         check=check_fire_inputs,
+        takeaway=(
+            f"So the inputs fall from {_FIRE_FARTHEST:.3f} at the farthest key to 0 at n = m: below 1, since this "
+            "query is shorter than L; from m = L on, the divisor is ψ(m) and the farthest key gets exactly 1, so "
+            "the inputs stay in [0, 1] however long the sequence."
+        ),
         mistakes=(
             Mistake("answer = np.log(c * (m - n) + 1)", "not normalised"),
             Mistake("answer = np.log(c * (m - n) + 1) / np.log(c * m + 1)", "threshold"),
@@ -124,6 +140,12 @@ EXERCISES = (
         stub="answer = None  # 8 positions",
         solution="answer = np.sort(rng.choice(N_max, size=N, replace=False))",
         check=check_random_positions,
+        takeaway=(
+            f"So one sequence of {N_TOKENS} tokens carries positions spread over 0 … {N_MAX - 1}, each position "
+            f"in a draw with probability {N_TOKENS}/{N_MAX}: over many training steps every position up to "
+            f"{N_MAX - 1} is seen, so a test sequence of up to {N_MAX} tokens "
+            f"uses only trained positions, though no training sequence is longer than {N_TOKENS}."
+        ),
         mistakes=(
             Mistake("answer = rng.choice(N_max, size=N, replace=False)", "order"),
             Mistake("answer = np.arange(N)", "ordinary positions"),
