@@ -683,6 +683,8 @@ def test_verdict_says_when_seeds_disagree_on_the_category():
     assert abs(lo - 1.0) < 1e-12 and abs(hi - 1.2) < 1e-12
     text = claim_verdicts(r)["alibi"]
     assert "degrades gracefully" in text and "seeds disagree" in text, text
+    # the growth is written out, never as "g": g is CoPE's gate elsewhere in the course (docs/notation.md)
+    assert "growth ×1.10, 1.00–1.20 over seeds" in text and "g = " not in text, text
 
 
 def test_takeaways_follow_the_numbers():

@@ -210,8 +210,9 @@ def _growth_text(results: Mapping[str, Any], scheme: str, multiple: int) -> str:
     if g is None or span is None:
         return "not defined"
     if n_seeds(results) == 1:
-        return f"g = {g:.2f}"
-    return f"g = {g:.2f}, {span[0]:.2f}–{span[1]:.2f} over seeds"
+        return f"growth ×{g:.2f}"
+    # written out as "growth", not g: g is CoPE's gate in notebook 10 (docs/notation.md)
+    return f"growth ×{g:.2f}, {span[0]:.2f}–{span[1]:.2f} over seeds"
 
 
 def claim_verdicts(results: Mapping[str, Any], multiple: int = 8) -> dict[str, str]:
