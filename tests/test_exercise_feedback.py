@@ -201,10 +201,18 @@ def test_takeaway_numbers_agree_with_an_independent_computation() -> None:
     dot = [sum(math.cos(10_000 ** (-2 * i / 16) * r) for i in range(8)) for r in range(21)]
     dip = min(range(21), key=lambda r: dot[r])
     back = max(range(dip, 21), key=lambda r: dot[r])
-    assert (dip, back) == (10, 19)  # the dip and the recovery the sentence names, found by a scan
-    assert f"to {dot[dip]:.2f} at offset {dip}, then climbs back to {dot[back]:.2f} at offset {back}" in takeaway(
-        "03", "dot-by-offset"
+    rise = next(r for r in range(20) if dot[r + 1] > dot[r])
+    top = next(r for r in range(rise, 20) if dot[r + 1] < dot[r])
+    assert (rise, top, dip, back) == (3, 6, 10, 19)  # the first bump, the dip and the recovery, found by a scan
+    dot_text = takeaway("03", "dot-by-offset")
+    assert f"between offsets {rise} and {top} ({dot[rise]:.2f} → {dot[top]:.2f})" in dot_text
+    assert f"{dot[dip]:.2f}, at offset {dip} and climbs back to {dot[back]:.2f} at offset {back}" in dot_text
+
+    s16 = [2 ** (-h / 2) for h in range(1, 17)]  # ALiBi's 16-head slopes; the odd h are new to 12 heads
+    assert f"get {', '.join(f'{mu:.3f}' for mu in s16[0:8:2])}, each geometrically halfway" in takeaway(
+        "07", "slopes-12"
     )
+    assert f"span {s16[0]:.3f} … 1/256" in takeaway("07", "slopes-12")
 
     rows_of = {r: min(max(r + 4, 0), 7) for r in range(-6, 7)}  # DeBERTa's δ, κ = 4, written out
     shared_first = [r for r, row in rows_of.items() if row == 0]

@@ -70,6 +70,8 @@ _OMEGA, _DELTA = 0.3, 5
 _DOT = np.cos(np.outer(np.arange(21), BASE ** (-np.arange(0, D, 2) / D))).sum(axis=1)  # offsets 0 … 20
 _DIP = int(np.argmin(_DOT))  # the offset where the dot product is smallest
 _LATER_MAX = _DIP + int(np.argmax(_DOT[_DIP:]))  # and the largest value after that dip
+_FIRST_RISE = int(np.flatnonzero(np.diff(_DOT) > 0)[0])  # the first offset after which it grows again
+_BUMP = _FIRST_RISE + int(np.flatnonzero(np.diff(_DOT[_FIRST_RISE:]) < 0)[0])  # where that first rise ends
 
 
 EXERCISES = (
@@ -145,9 +147,10 @@ EXERCISES = (
         solution="w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.cos(np.outer(offset, w)).sum(axis=1)",
         check=check_dot_by_offset,
         takeaway=(
-            f"So the dot product is Σ_i cos(ω_i (m − n)), a function of m − n alone; it falls from {_DOT[0]:g} "
-            f"at m = n to {_DOT[_DIP]:.2f} at offset {_DIP}, then climbs back to {_DOT[_LATER_MAX]:.2f} at offset "
-            f"{_LATER_MAX}: with d = {D} it is not a monotone measure of distance."
+            f"So the dot product is Σ_i cos(ω_i (m − n)), a function of m − n alone; from {_DOT[0]:g} at m = n it "
+            f"already rises again between offsets {_FIRST_RISE} and {_BUMP} ({_DOT[_FIRST_RISE]:.2f} → "
+            f"{_DOT[_BUMP]:.2f}), reaches its smallest value, {_DOT[_DIP]:.2f}, at offset {_DIP} and climbs back to "
+            f"{_DOT[_LATER_MAX]:.2f} at offset {_LATER_MAX}: with d = {D} it is not a monotone measure of distance."
         ),
         mistakes=(
             Mistake(

@@ -124,7 +124,8 @@ EXERCISES = (
         solution="answer = num_buckets // 2 // 2",
         check=check_exact_buckets,
         takeaway=(
-            f"So distances 0 … {_EXACT - 1} each get a bucket of their own in each direction, and the other "
+            f"So keys 0 … {_EXACT - 1} tokens before the query get a bucket each, and so do keys 1 … {_EXACT - 1} "
+            f"after it (that side's first bucket stays empty: distance 0 counts as before); the other "
             f"{_PER_DIRECTION - _EXACT} of the {_PER_DIRECTION} buckets per direction cover all larger distances "
             "on a log scale: near keys are told apart exactly, far ones only roughly."
         ),

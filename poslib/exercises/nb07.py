@@ -104,7 +104,7 @@ EXERCISES = (
         title="Slopes for twelve heads",
         prompt=(
             "12 is not a power of two. Following the paper's rule (§2), write the 12 slopes: the 8-head slopes, "
-            "then 4 slopes taken from the 16-head list that fall *between* them."
+            "then the first 4 slopes of the 16-head list that are not among them."
         ),
         hint=(
             "The 16-head list is $2^{-h/2}$, $h = 1, \\dots, 16$; its entries at even Python indices "
@@ -119,8 +119,10 @@ EXERCISES = (
         ),
         check=check_slopes_12,
         takeaway=(
-            f"So heads 9 … 12 get {', '.join(f'{mu:.3f}' for mu in _EXTRA_12)}, each between two 8-head slopes: "
-            f"the 12 heads still span {_SLOPES_8[0]:g} … 1/{1 / _SLOPES_8[-1]:.0f} without repeating a slope."
+            f"So heads 9 … 12 get {', '.join(f'{mu:.3f}' for mu in _EXTRA_12)}, each geometrically halfway between "
+            f"two neighbours of the list 1, {_SLOPES_8[0]:g}, …, 1/{1 / _SLOPES_8[-1]:.0f} ({_EXTRA_12[0]:.3f} between "
+            f"1 and {_SLOPES_8[0]:g}): the 12 heads span {_EXTRA_12[0]:.3f} … 1/{1 / _SLOPES_8[-1]:.0f} without "
+            "repeating a slope."
         ),
         mistakes=(
             Mistake("answer = 2.0 ** (-8 * np.arange(1, 13) / 12)", "powers of two"),
