@@ -4,12 +4,12 @@ Every verdict is computed from a results dictionary of :func:`poslib.lab.run_lab
 with fixed, documented thresholds, so that a notebook never states a conclusion
 its own numbers contradict, and every verdict says at which scale it was measured.
 
-Thresholds on the growth g = ppl(k·L_train) / ppl(L_train) (means over seeds):
+Thresholds on the growth, ppl(k·L_train) / ppl(L_train) (means over seeds; printed "growth ×1.55"):
 
-* g ≤ 1.05 → the scheme **extrapolates** (a perfect extrapolator even gains:
+* growth ≤ 1.05 → the scheme **extrapolates** (a perfect extrapolator even gains:
   longer windows give the average byte more context);
-* 1.05 < g ≤ 1.5 → it **degrades gracefully**;
-* g > 1.5 → it **does not extrapolate**.
+* 1.05 < growth ≤ 1.5 → it **degrades gracefully**;
+* growth > 1.5 → it **does not extrapolate**.
 
 **Ties come from the seeds.** With several seeds, the *spread* of a scheme at a length is the
 range (max − min) of its per-seed perplexities there; two schemes are **tied** when their means
