@@ -205,6 +205,32 @@ def test_frame_cache_redraws_the_ticks_of_an_autoscaled_axes():
     assert frames.blits + frames.rebuilds == 4 and frames.full_draws == 1
 
 
+def test_frame_cache_follows_artists_added_and_removed_and_static_strokes_over_changes():
+    """A removed artist must vanish and a new one appear; a wide static stroke over a changing text is kept on top."""
+    fig, ax = style.new_figure(4, 3)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    note = ax.text(0.2, 0.5, "0", fontsize=20)
+    ax.plot([0, 1], [0.52, 0.52], lw=30, color="0.5", zorder=5)  # static, on top of the text, wider than its pad
+    style.freeze_layout(fig)
+    frames = FrameCache(fig, fig.dpi)
+    frames.frame()
+    for k in range(4):
+        note.set_text(str(10**k))
+        # one move adds a marker, the next removes it (nothing else changes where it was)
+        if k % 2 == 0:
+            ax.plot([0.1 + 0.2 * k], [0.1], "s")
+        else:
+            ax.lines[-1].remove()
+        fast = np.asarray(frames.frame()).copy()
+        fig.canvas.draw()
+        assert np.array_equal(fast, _pixels(fig)), f"after move {k}"
+        note.set_text(f"{k} again")  # a move with no artist added or removed: a blit
+        fast = np.asarray(frames.frame()).copy()
+        fig.canvas.draw()
+        assert np.array_equal(fast, _pixels(fig)), f"after blit {k}"
+    assert frames.blits + frames.rebuilds >= 4, "the moves without a new artist were blits"
+
+
 def test_png_bytes_round_trips_and_names_a_bad_buffer():
     from PIL import Image
 

@@ -79,7 +79,14 @@ def test_interact_adds_labels_number_box_reset_and_caption():
     number = row.children[1]
     number.value = 1234
     assert wide.value == 1234, "the number box sets the slider exactly"
-    assert wide.step == 16 and number.step == 1, "arrow keys page by 16 of 4,096; the box keeps steps of 1"
+    assert wide.step == 1 and number.step == 1, "the slider keeps its step: the front end snaps values to it"
+    back, forward = row.children[2:4]
+    forward.click()
+    assert wide.value == 1234 + 16, "a page is 16 of 4,096"
+    number.value = 4090
+    forward.click()
+    back.click()
+    assert wide.value == 4096 - 16, "a page stops at the end of the range"
     assert wide.readout is False, "one number on screen: the box's"
     reset = next(c for c in box.children if isinstance(c, widgets.Button))
     reset.click()

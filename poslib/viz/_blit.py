@@ -33,6 +33,7 @@ from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.transforms import BboxBase
 
 __all__ = ["FrameCache", "png_bytes"]
@@ -49,7 +50,7 @@ def _family(a: Artist) -> Iterator[Artist]:
 
 def _draw_order(fig: Figure) -> tuple[list[Artist], dict[int, Axes]]:
     """Every artist a full draw paints, in the order ``Figure.draw`` and ``Axes.draw`` paint them, and its axes."""
-    order: list[Artist] = []
+    order: list[Artist] = [fig.patch]  # painted first; if it changes, everything over it is redrawn
     owner: dict[int, Axes] = {}
     for top in sorted((a for a in fig.get_children() if a is not fig.patch), key=lambda a: a.get_zorder()):
         if not isinstance(top, Axes):
@@ -68,14 +69,23 @@ def _draw_order(fig: Figure) -> tuple[list[Artist], dict[int, Axes]]:
 
 
 def _extent(a: Artist, renderer: Any, whole: BboxBase) -> BboxBase:
-    """Where ``a`` paints (the whole figure when matplotlib cannot say)."""
+    """Where ``a`` paints (the whole figure when matplotlib cannot say).
+
+    Window extents leave out strokes, path effects and a text's box: the stroke is
+    added as padding, and an artist with path effects or a text box counts as
+    covering the whole figure.
+    """
+    if a.get_path_effects() or (isinstance(a, Text) and a.get_bbox_patch() is not None):
+        return whole
     try:
         box = a.get_tightbbox(renderer) if isinstance(a, Axis) else a.get_window_extent(renderer)
     except Exception:  # some artists cannot measure themselves: assume they cover everything
         return whole
     if box is None or not (np.isfinite(box.bounds).all() and max(abs(box.width), abs(box.height)) < 1e7):
         return whole
-    return box.padded(PAD_PX)
+    width = getattr(a, "get_linewidth", lambda: 0.0)()
+    stroke_px = float(np.max(width, initial=0.0)) * renderer.dpi / 72 if np.size(width) else 0.0
+    return box.padded(PAD_PX + stroke_px)
 
 
 def _reach(a: Artist, renderer: Any, whole: BboxBase) -> BboxBase:
@@ -84,6 +94,10 @@ def _reach(a: Artist, renderer: Any, whole: BboxBase) -> BboxBase:
     if clip is not None and a.get_clip_path() is None:
         return clip.padded(PAD_PX)
     return _extent(a, renderer, whole)
+
+
+def _titles(ax: Axes) -> list[Text]:
+    return [ax.title, ax._left_title, ax._right_title]  # type: ignore[attr-defined]
 
 
 class FrameCache:
@@ -148,16 +162,22 @@ class FrameCache:
             return self._rebuild(order, needed, renderer)
         canvas = self.canvas
         canvas.restore_region(self.background)
-        for a in self.redrawn:
-            a.draw(renderer)
+        self._draw_changed(renderer)
         self._settle(order)
         self.blits += 1
         return canvas.buffer_rgba()
 
     def _with_overlaps(self, order: list[Artist], ids: set[int], renderer: Any) -> set[int]:
-        """``ids`` and every static artist painted after one of them that overlaps it (repeated until stable)."""
+        """``ids`` and every static artist painted after one of them that overlaps it (repeated until stable).
+
+        An axes whose ticks change has its titles redrawn too: ``Axes.draw`` places
+        the titles above the tick labels, and :meth:`_draw_changed` places them again.
+        """
         whole = self.fig.bbox
         ids = set(ids)
+        for ax in self.fig.axes:
+            if id(ax.xaxis) in ids or id(ax.yaxis) in ids:
+                ids.update(id(t) for t in _titles(ax))
         grew = True
         while grew:
             grew = False
@@ -176,6 +196,14 @@ class FrameCache:
                     ids.add(id(a))
                     grew = True
         return ids
+
+    def _draw_changed(self, renderer: Any) -> None:
+        redrawn = {id(a) for a in self.redrawn}
+        for ax in self.fig.axes:
+            if any(id(t) in redrawn for t in _titles(ax)):
+                ax._update_title_position(renderer)  # type: ignore[attr-defined]  # what Axes.draw does first: titles clear the tick labels
+        for a in self.redrawn:
+            a.draw(renderer)
 
     def _settle(self, order: list[Artist]) -> None:
         for a in order:
@@ -202,9 +230,7 @@ class FrameCache:
             for a in self.redrawn:
                 a.set_animated(False)  # savefig leaves animated figure-level artists out even when saving
         self.background = canvas.copy_from_bbox(self.fig.bbox)
-        renderer = canvas.get_renderer()
-        for a in self.redrawn:
-            a.draw(renderer)
+        self._draw_changed(canvas.get_renderer())
         self._settle(order)
         self._smaller = 0
         self.rebuilds += 1

@@ -7,6 +7,7 @@ import functools
 import html
 import importlib
 import io
+import math
 import pkgutil
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -134,15 +135,17 @@ def _page_step(span: float, step: float) -> float:
     for c in candidates:
         if c >= step and span / c <= FINE_STEPS and abs(c / step - round(c / step)) < 1e-9:
             return c
-    return span / FINE_STEPS
+    return step * math.ceil(span / step / FINE_STEPS)
 
 
 def _widen(w: Any, widgets: Any, label_ch: int) -> Any:
     """Full labels, all ``label_ch`` wide so the tracks line up; readouts with the step's digits; page steps.
 
-    A slider with more than :data:`FINE_STEPS` steps moves (arrow keys, dragging)
-    by a page step of about 1/256 of its range; the linked number box beside it
-    keeps the exact step, so every value stays reachable.
+    A slider with more than :data:`FINE_STEPS` steps gets a linked number box (exact
+    values) and two buttons that move it by a page step of about 1/256 of its range.
+    The slider keeps its own step: the front end snaps a slider's value to its step
+    grid and writes the snapped value back, so a coarser slider step would make
+    values off that grid unreachable.
     """
     if isinstance(w, widgets.Checkbox):
         w.indent = False  # an indented checkbox cuts its label at the description width
@@ -168,11 +171,19 @@ def _widen(w: Any, widgets: Any, label_ch: int) -> Any:
     box_cls = widgets.BoundedIntText if isinstance(w, widgets.IntSlider) else widgets.BoundedFloatText
     box = box_cls(value=w.value, min=w.min, max=w.max, step=w.step, layout=widgets.Layout(width="90px"))
     page = _page_step(w.max - w.min, w.step)
-    w.step = int(page) if isinstance(w, widgets.IntSlider) else page
+    page = int(page) if isinstance(w, widgets.IntSlider) else page
     w.readout = False  # the box shows the value: one number, one format
     widgets.link((w, "value"), (box, "value"))
     widgets.link((w, "max"), (box, "max"))
-    return widgets.HBox([w, box])
+    buttons = []
+    for sign, icon in ((-1, "backward"), (1, "forward")):
+        button = widgets.Button(
+            icon=icon, tooltip=f"{'−' if sign < 0 else '+'}{page:,} (a page)", layout=widgets.Layout(width="36px")
+        )
+        button.on_click(lambda _b, sign=sign: setattr(w, "value", min(w.max, max(w.min, w.value + sign * page))))
+        buttons.append(button)
+    w.page_buttons = buttons
+    return widgets.HBox([w, box, *buttons])
 
 
 def _label_ch(controls: dict[str, Any]) -> int:
