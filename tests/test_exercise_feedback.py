@@ -52,7 +52,7 @@ def test_a_constant_array_is_not_called_shifted() -> None:
     got = want.copy()
     got[-1] = 3.0
     feedback = check_array(got, want, what="five numbers")
-    assert feedback.message.startswith("values:") and "at index (4,)" in feedback.message, feedback
+    assert feedback.message.startswith("values:") and "at entry 4" in feedback.message, feedback
 
 
 def test_a_constant_factor_in_plain_words() -> None:
@@ -141,8 +141,10 @@ def test_every_takeaway_is_a_sentence_shown_only_on_the_reference_solution() -> 
             exec(ex.setup, namespace)
             exec(ex.solution, namespace)
             assert ex.takeaway in ex.check(namespace["answer"]).message, (nb, ex.key)
-            # and the checker the notebook cell calls by name is the one that adds it
-            assert getattr(exercises.module(nb), ex.check.__name__) is ex.check, (nb, ex.key)
+            # and the checker the notebook cell calls by name adds it too (compared by what it says: other tests
+            # copy exercises with dataclasses.replace, which re-wraps the module's checker)
+            by_name = getattr(exercises.module(nb), ex.check.__name__)
+            assert ex.takeaway in by_name(namespace["answer"]).message, (nb, ex.key)
 
 
 def test_base_names_its_slips_in_order() -> None:

@@ -242,8 +242,17 @@ def _generic_slip(got: Floats, want: Floats, name: str) -> str:
     err = np.abs(got - want)
     err[~finite] = 0.0
     where = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
-    at = f" at index {tuple(int(i) for i in where)}" if where else ""
-    return f"values: {who} differs from the expected value by up to {err.max():.3g}{at}"
+    at = f" at entry {', '.join(str(int(i)) for i in where)}" if where else ""
+    return f"values: {who} differs from the expected value by up to {_plain(float(err.max()))}{at}"
+
+
+def _plain(x: float) -> str:
+    """A number as a reader writes it: 0.0123, 1.99e4 (not 1.99e+04)."""
+    text = f"{x:.3g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}e{int(exponent)}".replace("e-", "e−")
+    return text
 
 
 def check_int(

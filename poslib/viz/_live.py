@@ -19,7 +19,7 @@ from .style import RENDER_DPI, display_width_px, freeze_layout
 
 __all__ = ["LivePlot", "all_live_plots", "interact", "render_png"]
 
-SLIDER_WIDTH = "560px"  # a 4096-position slider moves ~7 positions per pixel here, and the number box is exact
+TRACK_PX = 440  # track beside the label: a 4096-position slider moves ~9 positions per pixel; the box is exact
 FINE_STEPS = 256  # sliders with more steps than this get a linked number box
 WIDGET_TEXT = "Interactive figure: run the notebook to move its controls."  # scripts/run_notebooks.py writes the same
 
@@ -155,7 +155,7 @@ def _widen(w: Any, widgets: Any, label_ch: int) -> Any:
         w.style.description_width = f"{label_ch}ch"
     is_slider = "Slider" in type(w).__name__
     if is_slider:
-        w.layout.width = SLIDER_WIDTH
+        w.layout.width = f"calc({label_ch}ch + {TRACK_PX}px)"  # the label's share does not shorten the track
     # One format for counts everywhere (slider readouts and figure titles): 16,384, not 16384.
     if isinstance(w, widgets.IntSlider) and w.readout_format == "d":
         w.readout_format = ",d"
