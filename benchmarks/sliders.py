@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import statistics
 import time
 from typing import Any
@@ -38,13 +39,17 @@ def drags(cls: type[LivePlot], steps: int = 6) -> list[dict[str, Any]]:
     moves: list[dict[str, Any]] = []
     for key in dict.fromkeys(k for values in cls.bench_values for k in values):
         start = cls.defaults[key]
+        # integer controls move on the grid their values share (a model width of 16, 128, 512 moves by 16)
+        values = [start, *(v[key] for v in cls.bench_values if key in v)]
+        whole = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        grid = math.gcd(*values) or 1 if whole else 1
         for target in (v[key] for v in cls.bench_values if key in v):
             numeric = isinstance(start, int | float) and isinstance(target, int | float) and not isinstance(start, bool)
             if not numeric:
                 moves.append({key: target})
                 continue
             path = [start + (target - start) * (k + 1) / steps for k in range(steps)]
-            moves += [{key: round(v) if isinstance(start, int) else v} for v in path]
+            moves += [{key: grid * round(v / grid) if isinstance(start, int) else v} for v in path]
             start = target
     return moves
 

@@ -69,6 +69,9 @@ class PartialRotaryPlot(LivePlot):
     Three ways to rotate a fraction p of a 64-dim head: partial rotary (GPT-J,
     GPT-NeoX, Phi: the first p·d features, frequencies over p·d), p-RoPE (the
     highest-frequency p·d/2 pairs of the full spectrum), and full RoPE.
+
+    Slider speed: near the 150 ms goal. Each move redraws the curves, a two-line title and the
+    legend that sits over them.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"fraction": 0.25}
