@@ -46,7 +46,6 @@ from . import run as _run
 from .config import LabConfig, _f, check_fields
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus
 from .determinism import deterministic
-from .evaluate import evaluate, evaluate_passkey
 from .model import LabModel
 from .passkey import passkey_batch
 from .results import LabResults, versions
@@ -178,26 +177,6 @@ def finetune_model(
     }
 
 
-def _score(model: LabModel, cfg: LabConfig, spans: torch.Tensor, modifier: str | None) -> dict[str, Any]:
-    ppl = evaluate(model, spans, cfg.eval_lens, modifier, cfg.eval.eval_batch_tokens)
-    out: dict[str, Any] = {"ppl": {str(L): v for L, v in ppl.items()}}
-    if cfg.retrieval.passkey:
-        pk = cfg.retrieval
-        acc = evaluate_passkey(
-            model,
-            cfg.eval_lens,
-            pk.passkey_depths,
-            pk.passkey_samples,
-            pk.key_digits,
-            modifier,
-            cfg.eval.eval_batch_tokens,
-        )
-        out["passkey"] = {
-            str(L): None if row is None else {str(d): a for d, a in row.items()} for L, row in acc.items()
-        }
-    return out
-
-
 def _seed_run(
     cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, corpus: Corpus, seed: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -207,13 +186,13 @@ def _seed_run(
     numbers: dict[str, Any] = {}
     cpu = time.process_time()
     for scheme in TRAINING_FREE:
-        numbers[scheme] = _score(model, cfg, spans, split_scheme(scheme)[1])
+        numbers[scheme] = _run.score_model(model, cfg, spans, split_scheme(scheme)[1])
     record["eval_cpu_seconds"] = time.process_time() - cpu
     records = {"rope": record}
     for method in FINETUNE_METHODS:
         tuned, ft_record = finetune_model(model, cfg, ext, corpus, seed, method)
         cpu = time.process_time()
-        numbers[method] = _score(tuned, cfg, spans, None)
+        numbers[method] = _run.score_model(tuned, cfg, spans, None)
         ft_record["eval_cpu_seconds"] = time.process_time() - cpu
         records[method] = ft_record
     return numbers, records

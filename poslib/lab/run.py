@@ -49,6 +49,27 @@ def _peak_memory_mib(device: torch.device) -> float:
     return peak / 1024
 
 
+def score_model(model: LabModel, cfg: LabConfig, spans: torch.Tensor, modifier: str | None) -> dict[str, Any]:
+    """Perplexity at every eval length, and passkey accuracy when the config asks for it, as stored in results."""
+    ppl = evaluate(model, spans, cfg.eval_lens, modifier, cfg.eval.eval_batch_tokens)
+    out: dict[str, Any] = {"ppl": {str(L): v for L, v in ppl.items()}}
+    if cfg.retrieval.passkey:
+        pk = cfg.retrieval
+        acc = evaluate_passkey(
+            model,
+            cfg.eval_lens,
+            pk.passkey_depths,
+            pk.passkey_samples,
+            pk.key_digits,
+            modifier,
+            cfg.eval.eval_batch_tokens,
+        )
+        out["passkey"] = {
+            str(L): None if row is None else {str(d): a for d, a in row.items()} for L, row in acc.items()
+        }
+    return out
+
+
 @dataclass(frozen=True)
 class _Job:
     """What training and scoring one (base scheme, seed) model needs besides the corpus (picklable)."""
@@ -72,22 +93,7 @@ class _Job:
             s_base, modifier = split_scheme(scheme)
             if s_base != base:
                 continue
-            ppl = evaluate(model, self.spans, cfg.eval_lens, modifier, cfg.eval.eval_batch_tokens)
-            scheme_ppl[scheme] = {"ppl": {str(L): v for L, v in ppl.items()}}
-            if cfg.retrieval.passkey:
-                pk = cfg.retrieval
-                acc = evaluate_passkey(
-                    model,
-                    cfg.eval_lens,
-                    pk.passkey_depths,
-                    pk.passkey_samples,
-                    pk.key_digits,
-                    modifier,
-                    cfg.eval.eval_batch_tokens,
-                )
-                scheme_ppl[scheme]["passkey"] = {
-                    str(L): None if row is None else {str(d): a for d, a in row.items()} for L, row in acc.items()
-                }
+            scheme_ppl[scheme] = score_model(model, cfg, self.spans, modifier)
             if scheme in self.profiles:
                 scheme_attention[scheme] = {
                     label: {k: v.tolist() for k, v in attention_profile(model, w, modifier).items()}
