@@ -252,6 +252,37 @@ def test_takeaway_numbers_agree_with_an_independent_computation() -> None:
     assert ", ".join(f"{p:.1f}" for p in cope) in takeaway("10", "cope-positions")
     assert f"from {math.log(41) / math.log(65):.3f} at the farthest key" in takeaway("10", "fire-inputs")
 
+    row = [min(7 - n, 3) for n in range(8)]  # ReRoPE, m = 7, w = 3: the clamp at w itself
+    assert row == [3, 3, 3, 3, 3, 2, 1, 0]
+    far = [n for n in range(8) if 7 - n >= 3]
+    assert f"So keys {far[0]} … {far[-1]}, at true distances {7 - far[0]} … {7 - far[-1]}, all sit at distance 3" in (
+        takeaway("11", "rerope-row")
+    )
+    assert "keys 5, 6, 7 keep 2, 1, 0" in takeaway("11", "rerope-row")
+
+    def largest(G: int) -> int:  # Self-Extend, L' = 1024, W = 16: the last query against key 0
+        return 1023 // G + 16 - 16 // G
+
+    G = 1
+    while largest(G) > 63:
+        G += 1
+    readme = 1
+    while (64 - 16) * readme + 16 < 1024:  # LongLM's README: L' ≤ (L_train − W)·G + W
+        readme += 1
+    group = takeaway("11", "self-extend-group")
+    assert (G, largest(G), readme, largest(readme)) == (22, 62, 21, 64)
+    assert f"So G = {G}: the last query sees key 0 at distance ⌊1023/{G}⌋ + 16 − 0 = {largest(G)} ≤ 63" in group
+    assert f"while G = {G - 1} gives {largest(G - 1)}, one past" in group
+    assert f"admits G = {readme} too (48·{readme} + 16 = {48 * readme + 16})" in group
+    assert f"a largest distance of {largest(readme)}" in group and f"{G} tokens in a row" in group
+
+    b = 10_000 * 4 ** (16 / 14)  # NTK-aware base, head dimension 64/4 = 16, s = 4
+    slower = [(b / 10_000) ** (2 * i / 16) for i in range(8)]  # θ_i / θ'_i: pair i turns this many times more slowly
+    ntk = takeaway("11", "ntk-base")
+    assert f"about {round(b):,}, {b / 10_000:.3g} times b" in ntk and f"d/(d − 2) = {16 / 14:.2f}" in ntk
+    assert f"pair 7 turns exactly {slower[7]:.3g} times" in ntk and f"pair 3 only {slower[3]:.3g} times" in ntk
+    assert (round(b), f"{slower[3]:.3g}") == (48761, "1.81")
+
 
 def test_issue_24_wrong_answers_are_in_exercise_3_1_own_tuple() -> None:
     # test_exercises runs every Mistake of every exercise; these two are the issue's quotes.

@@ -96,6 +96,25 @@ def test_checkers_agree_with_poslib() -> None:
     assert solved("04", "exact-buckets") == len(set(before[:8].tolist())) == 8 and before[8] == before[9]
     # 06: the count of never-turning pairs is the one notebook 06 reads off P.rope_frequencies
     assert solved("06", "slow-pairs") == int(np.sum(2 * np.pi / P.rope_frequencies(128) > 2048))
+    # 11: ReRoPE's row is poslib.remap's (clamped at w, as bojone/rerope); Self-Extend's G is the smallest whose
+    # largest distance poslib.remap allows stays ≤ L_train − 1, and the group the lab's Self-Extend picks at 1024;
+    # the NTK base is the one poslib.rope_inv_freq(rope_type="ntk") rotates with, at the lab's head size and factor
+    np.testing.assert_array_equal(solved("11", "rerope-row"), P.rerope_relative_positions(8, window=3)[7])
+    group = solved("11", "self-extend-group")
+    assert isinstance(group, int)
+    assert P.self_extend_max_distance(1024, group_size=group, neighbor_window=16) <= 63
+    assert P.self_extend_max_distance(1024, group_size=group - 1, neighbor_window=16) > 63
+    from poslib.lab.config import ModelConfig
+    from poslib.lab.extend import ExtendConfig
+    from poslib.lab.schemes import RemapSettings
+
+    lab = ModelConfig()
+    assert RemapSettings().group(1024, lab.train_len) == group and RemapSettings().neighbor_window(lab.train_len) == 16
+    lab_sizes = (lab.d_model, lab.n_heads, lab.head_dim, lab.rope_base, ExtendConfig().finetune_multiple)
+    assert lab_sizes == (64, 4, 16, 1e4, 4)  # the width, heads, base and factor s the exercise gives
+    ntk = {"rope_type": "ntk", "factor": 4.0, "original_max_position_embeddings": lab.train_len}
+    inv_freq, _ = P.rope_inv_freq(lab.head_dim, lab.rope_base, ntk)
+    np.testing.assert_allclose(inv_freq, P.rope_frequencies(16, solved("11", "ntk-base")), rtol=1e-12)
 
 
 @pytest.mark.parametrize("nb", exercises.NOTEBOOKS)
@@ -128,3 +147,25 @@ def test_never_turn_base_accepts_five_digits_and_still_names_the_off_by_one() ->
     assert nb05.check_never_turn_base(exact).ok is True
     off_by_one = nb05.check_never_turn_base((4096 / (2 * np.pi)) ** (128 / 40))  # a factor 1.00078 away
     assert off_by_one.ok is False and "4096" in off_by_one.message
+
+
+def test_self_extend_group_names_every_group_by_hand() -> None:
+    # Exercise 11.2: the largest Self-Extend distance ⌊1023/G⌋ + 16 − ⌊16/G⌋, written out for each G by a loop here,
+    # not by the checker; only G = 22 is right, every smaller G is beyond 63 and every larger one is not the smallest.
+    nb11 = exercises.module("11")
+    worst = {G: 1023 // G + 16 - 16 // G for G in range(1, 41)}
+    assert next(G for G in worst if worst[G] <= 63) == 22 and (worst[21], worst[22]) == (64, 62)
+    for G, distance in worst.items():
+        feedback = nb11.check_self_extend_group(G)
+        assert feedback.ok is (G == 22), (G, feedback)
+        if G < 22:
+            assert f"{distance}" in feedback.message and "63" in feedback.message, (G, feedback)
+        elif G > 22:
+            assert feedback.message.startswith("not the smallest") and f"at {distance} ≤ 63" in feedback.message
+    assert nb11.check_self_extend_group(16).message.startswith(
+        "G = 16 is L'/L_train"
+    )  # 1024/64, and the shift forgotten
+    assert nb11.check_self_extend_group(21).message.startswith(
+        "off by one"
+    )  # distance 64 = L_train: LongLM's README rule
+    assert nb11.check_self_extend_group(np.int64(22)).ok is True and nb11.check_self_extend_group(True).ok is False
