@@ -22,11 +22,18 @@ from poslib.lab import (
     LabResults,
     ModelConfig,
     RemapSettings,
+    eval_spans,
+    evaluate,
+    extension_verdicts,
     finetune_model,
     load_stdlib_corpus,
+    load_trained_model,
+    replay_finetune_losses,
     run_extension,
     run_lab,
+    save_trained_model,
     split_scheme,
+    stored_configs,
     train_model,
 )
 from poslib.lab.__main__ import main
@@ -265,3 +272,80 @@ def test_the_lab_cli_also_takes_the_remap_variants_as_schemes(tmp_path, capsys):
     saved = LabResults.load(out)
     assert list(saved.ppl) == ["rope", "rope+rerope", "rope+self_extend"] and saved.extension is None
     assert len(saved.training) == 1  # one rope model, read three ways
+
+
+# ---- the committed model and the replay checks of notebook 11 ----------------------------------------------------
+
+
+def test_a_saved_model_is_the_run_s_model_and_replays_its_finetuning(tiny_run, corpus, tmp_path):
+    path = save_trained_model(tiny_run.to_dict(), 0, tmp_path / "rope0.pt", corpus)
+    model, seed = load_trained_model(path, tiny_run.to_dict())
+    assert seed == 0 and model.remap == tiny_run_ext().remap and not model.training
+    cfg, _ = stored_configs(tiny_run.to_dict())
+    spans = eval_spans(corpus.val, cfg.eval.n_eval_spans, cfg.span_len)
+    for scheme in ("rope", "rope+self_extend", "rope+ntk"):
+        live = evaluate(model, spans, cfg.eval_lens, split_scheme(scheme)[1], cfg.eval.eval_batch_tokens)
+        assert {str(L): v for L, v in live.items()} == tiny_run.runs[scheme]["0"]["ppl"]  # bit for bit
+    live, stored = replay_finetune_losses(tiny_run.to_dict(), model, "rope+ft_yarn", 0, 2, corpus)
+    assert live == stored and len(live) == 2
+
+
+def test_a_saved_model_refuses_other_results(tiny_run, corpus, tmp_path):
+    results = tiny_run.to_dict()
+    path = save_trained_model(results, 0, tmp_path / "rope0.pt", corpus)
+    shifted = json.loads(json.dumps(results))
+    shifted["training"]["rope"]["0"]["losses"][0] += 1e-3
+    with pytest.raises(ValueError, match="another training run"):
+        load_trained_model(path, shifted)
+    other = json.loads(json.dumps(results))
+    other["config"]["train"]["lr"] *= 2
+    with pytest.raises(ValueError, match="another configuration"):
+        load_trained_model(path, other)
+    # a results file whose losses the retrained model does not reproduce is refused before anything is saved
+    with pytest.raises(ValueError, match="not the stored one: its loss at step 0"):
+        save_trained_model(json.loads(json.dumps(shifted)), 0, tmp_path / "x.pt", corpus)
+    with pytest.raises(ValueError, match="run_extension"):
+        stored_configs({"config": results["config"]})
+
+
+def tiny_run_ext():
+    return ExtendConfig(finetune_steps=2, finetune_warmup=1)
+
+
+def _fake_extension(ppl_by_scheme, spread=0.1):
+    """A results dict of three seeds whose per-seed perplexities at 1× and 4× are the means ± spread/2."""
+    lens = (16, 64)
+    runs, ppl, ppl_std = {}, {}, {}
+    for s, (v1, v4) in ppl_by_scheme.items():
+        runs[s] = {str(k): {"ppl": {"16": v1 + d, "64": v4 + d}} for k, d in enumerate((-spread / 2, 0, spread / 2))}
+        ppl[s], ppl_std[s] = {"16": v1, "64": v4}, {"16": 0.05, "64": 0.05}
+    cfg = LabConfig().replace(**{**TINY, "eval_lens": lens}, seeds=(0, 1, 2))
+    return {
+        "config": cfg.to_dict(),
+        "ppl": ppl,
+        "ppl_std": ppl_std,
+        "runs": runs,
+        "training": {},
+        "extension": {"settings": tiny_run_ext().to_dict(), "finetune_len": 64},
+    }
+
+
+def test_the_verdict_on_000s_claim_follows_the_numbers():
+    base = {"rope": (5.0, 20.0), "rope+pi": (5.0, 18.0), "rope+yarn": (5.0, 12.0), "rope+dynamic": (5.0, 15.0)}
+    tuned = {"rope+ft": (5.0, 9.0), "rope+ft_pi": (5.0, 8.0), "rope+ft_ntk": (5.0, 8.5), "rope+ft_yarn": (5.0, 7.0)}
+    # NTK best of all, by a margin: holds
+    v = extension_verdicts(_fake_extension({**base, "rope+ntk": (5.0, 10.0), "rope+rerope": (5.0, 11.0), **tuned}))
+    assert "→ holds" in v["claim"] and "rope+ntk is the best" in v["claim"]
+    assert "the best fine-tuned model, rope+ft_yarn (7.00)" in v["finetune"] and "beats" in v["finetune"]
+    # a remap beats NTK, which is still the best frequency scaling: partly holds
+    v = extension_verdicts(_fake_extension({**base, "rope+ntk": (5.0, 10.0), "rope+rerope": (5.0, 6.0), **tuned}))
+    assert "→ partly holds" in v["claim"] and "rope+rerope is the best (6.00 against rope+ntk's 10.00)" in v["claim"]
+    assert "loses to the best training-free method, rope+rerope (6.00)" in v["finetune"]
+    # YaRN beats NTK among the scalings and a remap beats both: does not hold
+    v = extension_verdicts(_fake_extension({**base, "rope+ntk": (5.0, 13.0), "rope+rerope": (5.0, 6.0), **tuned}))
+    assert "→ does not hold" in v["claim"] and "among the frequency scalings alone rope+yarn is the best" in v["claim"]
+    # within the seed range: a tie, not a win
+    v = extension_verdicts(_fake_extension({**base, "rope+ntk": (5.0, 10.0), "rope+rerope": (5.0, 10.05), **tuned}))
+    assert "→ partly holds" in v["claim"] and "tied with rope+rerope" in v["claim"]
+    with pytest.raises(ValueError, match="run_extension"):
+        extension_verdicts(_fake_extension(base))

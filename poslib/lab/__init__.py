@@ -25,7 +25,17 @@ from .config import PRESETS, EvalConfig, LabConfig, ModelConfig, PasskeyConfig, 
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
 from .determinism import deterministic
 from .evaluate import attention_profile, evaluate, evaluate_passkey
-from .extend import FINETUNE_METHODS, TRAINING_FREE, ExtendConfig, finetune_model, run_extension
+from .extend import (
+    FINETUNE_METHODS,
+    TRAINING_FREE,
+    ExtendConfig,
+    finetune_model,
+    load_trained_model,
+    replay_finetune_losses,
+    run_extension,
+    save_trained_model,
+    stored_configs,
+)
 from .model import LabModel, WeightedOutput
 from .passkey import passkey_batch
 from .report import (
@@ -36,6 +46,7 @@ from .report import (
     claim_verdicts,
     comparison_table,
     disagreements,
+    extension_verdicts,
     growth,
     growth_range,
     n_seeds,
@@ -104,10 +115,12 @@ __all__ = [
     "eval_spans",
     "evaluate",
     "evaluate_passkey",
+    "extension_verdicts",
     "finetune_model",
     "growth",
     "growth_range",
     "load_stdlib_corpus",
+    "load_trained_model",
     "lr_at",
     "merge_results",
     "n_seeds",
@@ -119,6 +132,7 @@ __all__ = [
     "passkey_values",
     "ranking",
     "reach_end",
+    "replay_finetune_losses",
     "replay_losses",
     "rerun",
     "retrieval",
@@ -126,6 +140,7 @@ __all__ = [
     "run_extension",
     "run_lab",
     "same_environment",
+    "save_trained_model",
     "scale_phrase",
     "seed_values",
     "seeds_disagree",
@@ -133,6 +148,7 @@ __all__ = [
     "split_scheme",
     "spread",
     "stdlib_files",
+    "stored_configs",
     "summary_table",
     "takeaways",
     "tied",

@@ -31,10 +31,14 @@ from __future__ import annotations
 import concurrent.futures
 import copy
 import dataclasses
+import hashlib
+import json
 import multiprocessing
+import pathlib
 import resource
 import statistics
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +56,17 @@ from .results import LabResults, versions
 from .schemes import RemapSettings, split_scheme
 from .train import PASSKEY_STREAM, _optimizer, train_model
 
-__all__ = ["FINETUNE_METHODS", "TRAINING_FREE", "ExtendConfig", "finetune_model", "run_extension"]
+__all__ = [
+    "FINETUNE_METHODS",
+    "TRAINING_FREE",
+    "ExtendConfig",
+    "finetune_model",
+    "load_trained_model",
+    "replay_finetune_losses",
+    "run_extension",
+    "save_trained_model",
+    "stored_configs",
+]
 
 # the training-free ways to read the trained rope model at longer lengths
 TRAINING_FREE = (
@@ -109,13 +123,22 @@ class ExtendConfig:
 
 
 def finetune_model(
-    model: LabModel, cfg: LabConfig, ext: ExtendConfig, corpus: Corpus, seed: int, method: str
+    model: LabModel,
+    cfg: LabConfig,
+    ext: ExtendConfig,
+    corpus: Corpus,
+    seed: int,
+    method: str,
+    *,
+    stop_after: int | None = None,
 ) -> tuple[LabModel, dict[str, Any]]:
     """A copy of the trained ``model`` fine-tuned with ``method`` (a key of :data:`FINETUNE_METHODS`), and its record.
 
     See the module docstring for the recipe. The copy carries its fixed scaling as ``rope_scaling``
     (the same at every evaluation length); ``model`` itself is not changed. The record holds the loss
     of every step, the median step time (ms), the seconds (wall and CPU) and the scaling.
+    ``stop_after`` runs only the first steps of the same schedule (the learning rate still follows
+    ``finetune_steps``), as :func:`replay_finetune_losses` does.
     """
     if method not in FINETUNE_METHODS:
         raise ValueError(f"method must be one of {list(FINETUNE_METHODS)}, got {method!r}")
@@ -147,7 +170,7 @@ def finetune_model(
     step_ms: list[float] = []
     tuned.train()
     start, cpu_start = time.perf_counter(), time.process_time()
-    for _ in range(tc.steps):
+    for _ in range(tc.steps if stop_after is None else min(tc.steps, stop_after)):
         t0 = time.perf_counter()
         x, y = (t.to(device) for t in next(batches))
         if pk_rng is None:
@@ -313,3 +336,95 @@ def run_extension(
         passkey_by_depth=passkey["passkey_by_depth"] if passkey else None,
         extension=extension,
     )
+
+
+def stored_configs(results: Mapping[str, Any]) -> tuple[LabConfig, ExtendConfig]:
+    """The lab and extension configurations an extension results file was made with."""
+    if not results.get("extension"):
+        raise ValueError("results must come from run_extension (python -m poslib.lab --extend): no 'extension' section")
+    return LabConfig.from_dict(results["config"]), ExtendConfig(**results["extension"]["settings"])
+
+
+def _losses_digest(losses: list[float]) -> str:
+    """SHA-256 of the loss trace as the results file stores it (JSON floats round-trip exactly)."""
+    return hashlib.sha256(json.dumps(losses).encode("ascii")).hexdigest()
+
+
+def _config_text(results: Mapping[str, Any]) -> str:
+    """The configuration as JSON text: the same for a results object and the file it was written to (tuples → lists)."""
+    return json.dumps(results["config"], sort_keys=True)
+
+
+def save_trained_model(
+    results: Mapping[str, Any], seed: int, path: str | pathlib.Path, corpus: Corpus | None = None
+) -> pathlib.Path:
+    """Train the ``rope`` model of ``seed`` again with the configuration in ``results`` and save its weights.
+
+    The weights are saved only when every training loss equals the one ``results`` stored, bit for
+    bit, so the file holds the very model the results were scored with (training is deterministic for
+    a fixed thread count on one machine; elsewhere the losses drift and this raises). The file also
+    stores the configuration and a digest of the loss trace, which :func:`load_trained_model` checks.
+    """
+    cfg, _ = stored_configs(results)
+    if str(seed) not in results["training"]["rope"]:
+        raise ValueError(f"seed {seed} is not in these results; they have {sorted(results['training']['rope'])}")
+    stored: list[float] = results["training"]["rope"][str(seed)]["losses"]
+    with deterministic(cfg.train.threads):
+        model, record = train_model("rope", cfg, corpus if corpus is not None else load_stdlib_corpus(), seed)
+    if record["losses"] != stored:
+        step = next(i for i, (a, b) in enumerate(zip(record["losses"], stored, strict=True)) if a != b)
+        raise ValueError(
+            f"the retrained model is not the stored one: its loss at step {step} is {record['losses'][step]!r}, "
+            f"the file's {stored[step]!r} (another Python, torch, corpus or CPU?)"
+        )
+    path = pathlib.Path(path)
+    torch.save(
+        {
+            "state_dict": model.state_dict(),
+            "seed": seed,
+            "config": _config_text(results),
+            "losses_sha256": _losses_digest(stored),
+        },
+        path,
+    )
+    return path
+
+
+def load_trained_model(path: str | pathlib.Path, results: Mapping[str, Any]) -> tuple[LabModel, int]:
+    """The trained ``rope`` model saved by :func:`save_trained_model`, ready to score as the run did; and its seed.
+
+    Raises unless the file was made from ``results``: the same configuration and the same loss trace.
+    The model carries the run's remap settings and no scaling (``modifier`` picks one per call).
+    """
+    cfg, ext = stored_configs(results)
+    saved = torch.load(pathlib.Path(path), weights_only=True)
+    seed = int(saved["seed"])
+    if saved["config"] != _config_text(results):
+        raise ValueError(f"{path} was saved from a run with another configuration than these results")
+    if saved["losses_sha256"] != _losses_digest(results["training"]["rope"][str(seed)]["losses"]):
+        raise ValueError(f"{path} holds another training run than these results' rope model of seed {seed}")
+    model = LabModel("rope", cfg.model)
+    model.load_state_dict(saved["state_dict"])
+    model.remap = ext.remap
+    return model.eval(), seed
+
+
+def replay_finetune_losses(
+    results: Mapping[str, Any], model: LabModel, method: str, seed: int, steps: int, corpus: Corpus | None = None
+) -> tuple[list[float], list[float]]:
+    """``(live, stored)``: the first ``steps`` fine-tuning losses of ``method`` from ``model``, now and in ``results``.
+
+    ``model`` is the trained rope model of ``seed`` (:func:`load_trained_model`); the schedule follows
+    the stored ``finetune_steps`` (the learning rate of step t is the stored run's), the data stream is
+    the stored run's. ``model`` is not changed.
+    """
+    cfg, ext = stored_configs(results)
+    if method not in FINETUNE_METHODS:
+        raise ValueError(f"method must be one of {list(FINETUNE_METHODS)}, got {method!r}")
+    stored: list[float] = results["training"][method][str(seed)]["losses"][:steps]
+    with deterministic(cfg.train.threads):
+        _, record = finetune_model(
+            model, cfg, ext, corpus if corpus is not None else load_stdlib_corpus(), seed, method, stop_after=steps
+        )
+    live: list[float] = record["losses"]
+    return live, stored

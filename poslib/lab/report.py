@@ -43,6 +43,7 @@ __all__ = [
     "TIE",
     "category",
     "claim_verdicts",
+    "extension_verdicts",
     "growth",
     "growth_range",
     "n_seeds",
@@ -567,3 +568,109 @@ def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict
             )
         rows.append(row)
     return rows
+
+
+# notebook 11's groups (poslib.lab.extend runs them; listed here so the verdicts do not import torch's side)
+FREQUENCY_SCALINGS = ("rope+pi", "rope+ntk", "rope+yarn", "rope+dynamic")
+DISTANCE_REMAPS = ("rope+rerope", "rope+leaky_rerope", "rope+self_extend")
+FINETUNED = ("rope+ft", "rope+ft_pi", "rope+ft_ntk", "rope+ft_yarn")
+
+
+def _standing(results: Mapping[str, Any], scheme: str, multiple: int, pool: Sequence[str]) -> tuple[str, str]:
+    """(where ``scheme`` stands in ``pool`` at ``multiple`` ×: "best" / "tied" / "beaten", the phrase saying so)."""
+    best, ties = _best(results, multiple, pool)
+    if best == scheme:
+        return ("best", f"{scheme} is the best" + (f" (tied with {', '.join(ties)})" if ties else ""))
+    if scheme in ties:
+        return ("tied", f"{scheme} ties with the best, {best}")
+    v, b = _ppl(results, scheme, multiple), _ppl(results, best, multiple)
+    return ("beaten", f"{best} is the best ({b:.2f} against {scheme}'s {v:.2f})")
+
+
+def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[str, str]:
+    """Notebook 11's verdicts at ``multiple`` × L_train, from a :func:`poslib.lab.run_extension` result.
+
+    ``"claim"``: 000 §6.2, NTK-RoPE is the strongest method without fine-tuning, judged among every
+    training-free method of the run (frequency scalings and distance remaps), and among the
+    frequency scalings alone (the reading notebook 08 could test): holds when NTK is the best of all
+    with no tie, partly holds when it is tied with the best or the best of the scalings only, does not
+    hold otherwise. ``"finetune"``: the best fine-tuned model against the best training-free method.
+    ``"passkey"``: the same comparison by passkey accuracy, where the run scored it. Ties, seed
+    disagreements and the scale follow the module docstring; a scheme whose seeds disagree is named apart.
+    """
+    have = set(results["ppl"])
+    scale = scale_phrase(results)
+    free = [s for s in ("rope", *FREQUENCY_SCALINGS, *DISTANCE_REMAPS) if s in have]
+    scalings = [s for s in ("rope", *FREQUENCY_SCALINGS) if s in have]
+    tuned = [s for s in FINETUNED if s in have]
+    if "rope+ntk" not in have or not tuned:
+        raise ValueError("results must come from run_extension: rope+ntk and the fine-tuned models are missing")
+    unranked = [s for s in free + tuned if seeds_disagree(results, s, multiple)]
+    apart = (
+        " Not ranked, their seeds disagree: "
+        + "; ".join(f"{s} {seeds_text(results, s, multiple)}" for s in unranked)
+        + "."
+        if unranked
+        else ""
+    )
+    where_all, all_text = _standing(results, "rope+ntk", multiple, free)
+    where_sc, sc_text = _standing(results, "rope+ntk", multiple, scalings)
+    holds = (
+        "holds"
+        if where_all == "best" and not _best(results, multiple, free)[1]
+        else "partly holds"
+        if where_all in ("best", "tied") or where_sc in ("best", "tied")
+        else "does not hold"
+    )
+    out = {
+        "claim": (
+            f"000 §6.2: NTK-RoPE is the strongest without fine-tuning → {holds} {scale}: at {multiple}× L_train, "
+            f"among every training-free method {all_text}; among the frequency scalings alone {sc_text}.{apart}"
+        )
+    }
+    best_free, free_ties = _best(results, multiple, free)
+    best_tuned, tuned_ties = _best(results, multiple, tuned)
+    steps = results.get("extension", {}).get("settings", {}).get("finetune_steps")
+    f_len = results.get("extension", {}).get("finetune_len")
+    if tied(results, best_free, best_tuned, multiple):
+        relation = "ties with"
+    elif (_ppl(results, best_tuned, multiple) or 0.0) < (_ppl(results, best_free, multiple) or 0.0):
+        relation = "beats"
+    else:
+        relation = "loses to"
+    out["finetune"] = (
+        f"A short fine-tune ({steps} steps at {f_len} bytes) against no training, at {multiple}× L_train: the best "
+        f"fine-tuned model, {best_tuned} ({_ppl(results, best_tuned, multiple):.2f}"
+        + (f", tied with {', '.join(tuned_ties)}" if tuned_ties else "")
+        + f"), {relation} the best training-free method, {best_free} ({_ppl(results, best_free, multiple):.2f}"
+        + (f", tied with {', '.join(free_ties)}" if free_ties else "")
+        + ")."
+    )
+    if results.get("passkey"):
+        split = {s for s in free + tuned if seeds_disagree(results, s, multiple, "passkey")}
+        L = _length(results, "rope", multiple)
+
+        def best_by_passkey(pool: Sequence[str]) -> tuple[str, float, list[str]]:
+            ranked = [(s, results["passkey"][s][L]) for s in pool if s not in split]
+            ranked.sort(key=lambda sv: -sv[1])
+            top, acc = ranked[0]
+            return top, acc, [s for s, _ in ranked[1:] if passkey_tied(results, top, s, multiple)]
+
+        pf, af, tf = best_by_passkey(free)
+        pt, at, tt = best_by_passkey(tuned)
+        ntk = results["passkey"]["rope+ntk"][L]
+        out["passkey"] = (
+            f"Passkey retrieval at {multiple}× L_train: best training-free {pf} ({af:.0%}"
+            + (f", tied with {', '.join(tf)}" if tf else "")
+            + f"), best fine-tuned {pt} ({at:.0%}"
+            + (f", tied with {', '.join(tt)}" if tt else "")
+            + f"); training-free NTK {ntk:.0%}."
+            + (
+                " Not ranked, their seeds disagree: "
+                + "; ".join(f"{s} {seeds_text(results, s, multiple, 'passkey')}" for s in sorted(split))
+                + "."
+                if split
+                else ""
+            )
+        )
+    return out

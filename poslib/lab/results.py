@@ -124,7 +124,8 @@ class LabResults(Mapping[str, Any]):
 def summary_table(results: Mapping[str, Any], digits: int = 1) -> str:
     """Perplexity per scheme (rows) and evaluation length (columns) as fixed-width text; "—" = not defined."""
     cfg = LabConfig.from_dict(results["config"])
-    head = f"{'scheme':<14s}" + "".join(f"{f'{L // cfg.train_len}× ({L})':>13s}" for L in cfg.eval_lens)
+    width = max([14, *(len(s) + 1 for s in results["ppl"])])  # rope+leaky_rerope is longer than 14
+    head = f"{'scheme':<{width}s}" + "".join(f"{f'{L // cfg.train_len}× ({L})':>13s}" for L in cfg.eval_lens)
     lines = [head, "-" * len(head)]
     for scheme, row in results["ppl"].items():
         cells = []
@@ -132,7 +133,7 @@ def summary_table(results: Mapping[str, Any], digits: int = 1) -> str:
             v, sd = row[str(L)], results["ppl_std"][scheme][str(L)]
             text = "—" if v is None else (f"{v:.{digits}f}" + (f"±{sd:.{digits}f}" if sd is not None else ""))
             cells.append(f"{text:>13s}")
-        lines.append(f"{scheme:<14s}" + "".join(cells))
+        lines.append(f"{scheme:<{width}s}" + "".join(cells))
     return "\n".join(lines)
 
 

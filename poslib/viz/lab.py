@@ -43,6 +43,15 @@ SCHEME_STYLE: dict[str, dict[str, Any]] = {
     "fire": dict(color="#b15928", ls="-", marker="d"),
     "cope": dict(color="#01665e", ls="-", marker="s"),
     "rope+random": dict(color="#4292c6", ls="--", marker="D"),  # trained, but of the RoPE family
+    # notebook 11: remaps dash-dotted, fine-tuned models solid with open markers; each pairs its
+    # training-free namesake's hue (ft_pi with pi, ft_ntk with ntk, ft_yarn with yarn)
+    "rope+rerope": dict(color="#D55E00", ls="-.", marker="s"),
+    "rope+leaky_rerope": dict(color="#8c510a", ls="-.", marker="D"),
+    "rope+self_extend": dict(color="#7570b3", ls="-.", marker="P"),
+    "rope+ft": dict(color="0.35", ls="-", marker="o", mfc="white"),
+    "rope+ft_pi": dict(color="#E69F00", ls="-", marker="v", mfc="white"),
+    "rope+ft_ntk": dict(color="#009E73", ls="-", marker="^", mfc="white"),
+    "rope+ft_yarn": dict(color="#56B4E9", ls="-", marker=">", mfc="white"),
 }
 
 

@@ -1,0 +1,138 @@
+"""Figures for notebook 11 (extending a trained model's context).
+
+:class:`RemapDistancePlot` draws the query − key distance each training-free remap of
+:mod:`poslib.remap` scores a pair at, as a matrix and along one row, against the distances a model
+trained at L_train has seen. Every number drawn comes from poslib; the class only lays it out.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from ..remap import rerope_relative_positions, self_extend_relative_positions
+from ._live import LivePlot
+from .style import legend_outside, new_figure
+
+__all__ = ["REMAP_METHODS", "RemapDistancePlot", "remap_distances"]
+
+# label shown in the dropdown -> what poslib computes
+REMAP_METHODS = ("plain RoPE", "ReRoPE", "Leaky ReRoPE", "Self-Extend")
+
+
+def remap_distances(
+    method: str, length: int, *, window: int = 16, leak: float = 16.0, group_size: int = 6
+) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """The distance ``method`` (one of :data:`REMAP_METHODS`) scores each causal pair at, ``(length, length)``.
+
+    Future keys (n > m) are NaN: the causal mask removes them, whatever a remap gives them.
+    ``window`` is ReRoPE's w and Self-Extend's neighbour window W; ``leak`` is Leaky ReRoPE's factor;
+    ``group_size`` is Self-Extend's G (the defaults are the lab's: L_train / 4 = 16, Su's 16, and the
+    smallest G that keeps 256 tokens in range). Distances are query − key, m − n, as in :mod:`poslib.remap`.
+    """
+    if method == "plain RoPE":
+        m = np.arange(length)
+        d = (m[:, None] - m[None, :]).astype(np.float64)
+    elif method == "ReRoPE":
+        d = rerope_relative_positions(length, window=window).astype(np.float64)
+    elif method == "Leaky ReRoPE":
+        d = rerope_relative_positions(length, window=window, leak=leak)
+    elif method == "Self-Extend":
+        d = self_extend_relative_positions(length, group_size=group_size, neighbor_window=window).astype(np.float64)
+    else:
+        raise ValueError(f"method must be one of {list(REMAP_METHODS)}, got {method!r}")
+    return np.where(np.tri(length, dtype=bool), d, np.nan)
+
+
+class RemapDistancePlot(LivePlot):
+    """What distance each remap gives a pair (query m, key n), against the distances seen in training.
+
+    Left: the matrix of remapped distances d'(m, n) over an input of ``length`` tokens; colours run over
+    the distances a model trained at ``train_len`` has seen, 0 … L_train − 1, and every pair scored at a
+    distance beyond them is red. Right: the last query's row, d' against the true distance m − n, beside
+    plain RoPE's diagonal. ``window`` is ReRoPE's w and Self-Extend's W, ``leak`` applies to Leaky
+    ReRoPE only, ``group_size`` to Self-Extend only.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {
+        "method": "Self-Extend",
+        "window": 16,
+        "leak": 16.0,
+        "group_size": 6,
+        "length": 256,
+    }
+    bench_values: ClassVar[list[dict[str, Any]]] = [
+        {"window": 24},
+        {"group_size": 4},
+        {"method": "Leaky ReRoPE", "leak": 4.0},
+        {"method": "ReRoPE", "window": 32},
+        {"method": "plain RoPE", "length": 512},
+        {"method": "Self-Extend", "length": 1024, "group_size": 22},
+    ]
+    train_len = 64
+    max_length = 1024
+
+    def build(self) -> Figure:
+        fig, (a_map, a_row) = new_figure(9.8, 4.4, ncols=2, gridspec_kw={"width_ratios": [1.1, 1]})
+        cmap = plt.get_cmap("viridis").with_extremes(over="#D55E00", bad="white")
+        self.im = a_map.imshow(
+            np.zeros((2, 2)), cmap=cmap, vmin=0, vmax=self.train_len - 1, interpolation="nearest", origin="upper"
+        )
+        cb = fig.colorbar(
+            self.im, ax=a_map, shrink=0.85, extend="max", label=f"distance d' (red: > {self.train_len - 1})"
+        )
+        cb.locator = MaxNLocator(4)
+        cb.update_ticks()
+        a_map.set(xlabel="key position n", ylabel="query position m")
+        self.a_map = a_map
+        (self.plain,) = a_row.plot([], [], color="0.55", ls="--", lw=1.2, label="plain RoPE: d' = m − n")
+        (self.row,) = a_row.plot([], [], color="#0072B2", ls="-", lw=2, label="this remap")
+        a_row.axhline(self.train_len - 1, color="#D55E00", ls=":", lw=1.2, label="largest distance trained")
+        self.window_mark = a_row.axvline(0, color="0.3", ls="-.", lw=1, label="window w or W")
+        a_row.set(xlabel="true distance m − n (last query)", ylabel="distance d' it is scored at")
+        legend_outside(a_row, where="below", ncol=2)
+        self.a_row = a_row
+        return fig
+
+    def distances(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """The matrix the left panel shows, for the current parameters."""
+        p = self.params
+        return remap_distances(
+            str(p["method"]),
+            int(p["length"]),
+            window=int(p["window"]),
+            leak=float(p["leak"]),
+            group_size=int(p["group_size"]),
+        )
+
+    def redraw(self) -> None:
+        p = self.params
+        length, method = int(p["length"]), str(p["method"])
+        d = self.distances()
+        self.im.set_data(np.ma.masked_invalid(d))
+        self.im.set_extent((-0.5, length - 0.5, length - 0.5, -0.5))
+        details = {
+            "plain RoPE": "no remap",
+            "ReRoPE": f"w = {int(p['window'])}",
+            "Leaky ReRoPE": f"w = {int(p['window'])}, leak {float(p['leak']):g}",
+            "Self-Extend": f"W = {int(p['window'])}, G = {int(p['group_size'])}",
+        }[method]
+        self.a_map.set_title(f"{method} ({details}), {length:,} tokens")
+        true = np.arange(length)
+        last = d[-1, ::-1]  # key n = length − 1 − t sits at true distance t
+        self.plain.set_data(true, true)
+        self.row.set_data(true, last)
+        self.window_mark.set_xdata([p["window"], p["window"]])
+        self.window_mark.set_visible(method != "plain RoPE")
+        self.a_row.set(xlim=(0, length - 1), ylim=(0, max(length - 1, self.train_len)))
+        causal = ~np.isnan(d)
+        unseen = int((d[causal] > self.train_len - 1).sum())
+        largest = np.nanmax(d)
+        self.a_row.set_title(
+            f"largest d' = {largest:.4g} (trained: ≤ {self.train_len - 1});\n"
+            f"{unseen:,} of {int(causal.sum()):,} pairs beyond it"
+        )
