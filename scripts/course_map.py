@@ -169,6 +169,17 @@ COURSE = (
         ),
         29,
     ),
+    Notebook(
+        "11_extending_a_trained_model.ipynb",
+        "Extending a trained model",
+        (
+            "explain why distances beyond $L_{train}$ break a trained RoPE model, and count them",
+            "draw and check ReRoPE's, Leaky ReRoPE's and Self-Extend's distance maps",
+            "compare frequency scaling, distance remapping and short fine-tuning on the same trained models",
+            "state the verdict on 000's “NTK is the strongest without fine-tuning” from results over seeds",
+        ),
+        24,
+    ),
 )
 
 HEADER_ID, EXERCISES_ID, FURTHER_ID = "course-map", "exercises", "going-further"

@@ -50,6 +50,11 @@ COVERS = {
         "(Ruoss et al.), what a NoPE layer does with the 1/(m+1) signal and where it stops; the three new lab "
         "schemes over seeds",
     ),
+    "11": (
+        "000: 6.2 (and after the sources)",
+        "ReRoPE, Leaky ReRoPE and Self-Extend distance maps; the lab's training-free scalings and remaps against short "
+        'fine-tuning with PI, NTK and YaRN, over seeds; the verdict on 000\'s "NTK is strongest without fine-tuning"',
+    ),
 }
 
 _TITLE = re.compile(r"\*\*(\d\d) (.+?) ◀ you are here\*\*")

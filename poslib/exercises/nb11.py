@@ -10,7 +10,7 @@ from ._base import Exercise, Feedback, Mistake, check_array, not_answered
 
 # Exercise 11.1: the last query of an 8-token causal input and ReRoPE's window w.
 M_LAST, N_KEYS, WINDOW = 7, 8, 3
-# Exercise 11.2: the lab's model (L_train = 64, Self-Extend's W = L_train/4) read at L' = 16 · L_train.
+# Exercise 11.2: the lab's model (L_train = 64, Self-Extend's w = L_train/4) read at L' = 16 · L_train.
 L_TRAIN, L_LONG, NEIGHBOR = 64, 1024, 16
 # Exercise 11.3: the lab's model (width 64, 4 heads, b = 10⁴), fine-tuned at s = 4.
 WIDTH, N_HEADS, BASE, S = 64, 4, 10_000.0, 4.0
@@ -50,10 +50,10 @@ def check_rerope_row(answer: Any) -> Feedback:
     )
 
 
-def _self_extend_max(length: int, G: int, W: int) -> int:
-    # the last query (m = length − 1) and key 0: LongLM's floored shift W − ⌊W/G⌋
+def _self_extend_max(length: int, G: int, w: int) -> int:
+    # the last query (m = length − 1) and key 0: LongLM's floored shift w − ⌊w/G⌋
     last = length - 1
-    return last if last < W else last // G + W - W // G
+    return last if last < w else last // G + w - w // G
 
 
 def _smallest_group(fits: Any) -> int:
@@ -62,14 +62,14 @@ def _smallest_group(fits: Any) -> int:
 
 _G = _smallest_group(lambda G: _self_extend_max(L_LONG, G, NEIGHBOR) <= L_TRAIN - 1)
 _G_RATIO = L_LONG // L_TRAIN  # L'/L_train, PI's factor, mistaken for the group
-_G_NO_SHIFT = _smallest_group(lambda G: (L_LONG - 1) // G <= L_TRAIN - 1)  # the shift W − ⌊W/G⌋ left out
+_G_NO_SHIFT = _smallest_group(lambda G: (L_LONG - 1) // G <= L_TRAIN - 1)  # the shift w − ⌊w/G⌋ left out
 _G_TO_L = _smallest_group(lambda G: _self_extend_max(L_LONG, G, NEIGHBOR) <= L_TRAIN)  # ≤ L_train: one too far
-# LongLM's README: the input may be up to (L_train − W)·G + W tokens long
+# LongLM's README: the input may be up to (L_train − w)·G + w tokens long
 _G_README = _smallest_group(lambda G: (L_TRAIN - NEIGHBOR) * G + NEIGHBOR >= L_LONG)
 
 
 def check_self_extend_group(answer: Any) -> Feedback:
-    """The smallest G with ⌊(L' − 1)/G⌋ + W − ⌊W/G⌋ ≤ L_train − 1, for L' = 1024, W = 16, L_train = 64."""
+    """The smallest G with ⌊(L' − 1)/G⌋ + w − ⌊w/G⌋ ≤ L_train − 1, for L' = 1024, w = 16, L_train = 64."""
     if answer is None:
         return not_answered("the smallest group size G, a whole number")
     if isinstance(answer, bool) or not isinstance(answer, int | np.integer):
@@ -85,7 +85,7 @@ def check_self_extend_group(answer: Any) -> Feedback:
         because.append(f"L'/L_train = {L_LONG}/{L_TRAIN} (PI's factor, not a group chosen for the bound)")
     if G == _G_NO_SHIFT:
         because.append(
-            f"the bound on ⌊(L' − 1)/G⌋ without the shift W − ⌊W/G⌋ (= {NEIGHBOR - NEIGHBOR // G} at G = {G}) "
+            f"the bound on ⌊(L' − 1)/G⌋ without the shift w − ⌊w/G⌋ (= {NEIGHBOR - NEIGHBOR // G} at G = {G}) "
             "that moves the grouped distances up to continue the neighbour window"
         )
     if because:
@@ -189,25 +189,25 @@ EXERCISES = (
         key="self-extend-group",
         title="Self-Extend's smallest group",
         prompt=(
-            "Self-Extend keeps the true distance inside a neighbour window of $W$ tokens and, beyond it, "
+            "Self-Extend keeps the true distance inside a neighbour window of $w$ tokens and, beyond it, "
             "floor-divides positions by the group size $G$. In an input of $L'$ tokens its largest distance "
-            "(the last query and key 0) is $\\lfloor (L' - 1)/G \\rfloor + W - \\lfloor W/G \\rfloor$. A model "
+            "(the last query and key 0) is $\\lfloor (L' - 1)/G \\rfloor + w - \\lfloor w/G \\rfloor$. A model "
             "trained at $L_{\\mathrm{train}} = 64$ has seen the distances $0, \\dots, 63$ only. Find the smallest "
-            "$G$ that keeps every distance of an input of $L' = 1024$ tokens among them, with $W = 16$."
+            "$G$ that keeps every distance of an input of $L' = 1024$ tokens among them, with $w = 16$."
         ),
         hint=(
             "Try $G = 1, 2, \\dots$ until the largest distance is at most $L_{\\mathrm{train}} - 1$. The shift "
-            "$W - \\lfloor W/G \\rfloor$ moves the grouped distances up so that they continue the neighbour window."
+            "$w - \\lfloor w/G \\rfloor$ moves the grouped distances up so that they continue the neighbour window."
         ),
-        setup="L_long, L_train, W = 1024, 64, 16",
+        setup="L_long, L_train, w = 1024, 64, 16",
         stub="answer = None  # the smallest group size G",
-        solution=("answer = next(G for G in range(1, L_long + 1) if (L_long - 1) // G + W - W // G <= L_train - 1)"),
+        solution=("answer = next(G for G in range(1, L_long + 1) if (L_long - 1) // G + w - w // G <= L_train - 1)"),
         check=check_self_extend_group,
         takeaway=(
             f"So G = {_G}: the last query sees key 0 at distance ⌊{L_LONG - 1}/{_G}⌋ + {NEIGHBOR} − "
             f"{NEIGHBOR // _G} = {_WORST} ≤ {L_TRAIN - 1}, while G = {_G_TO_L} gives {_WORST_TO_L}, one past what "
             f"the model saw; this is the group the lab's Self-Extend uses at L' = {L_LONG // L_TRAIN} L_train. "
-            f"LongLM's README rule, L' ≤ (L_train − W)·G + W, admits G = {_G_README} too "
+            f"LongLM's README rule, L' ≤ (L_train − w)·G + w, admits G = {_G_README} too "
             f"({L_TRAIN - NEIGHBOR}·{_G_README} + {NEIGHBOR} = {(L_TRAIN - NEIGHBOR) * _G_README + NEIGHBOR}): "
             f"it allows a largest distance of {_self_extend_max(L_LONG, _G_README, NEIGHBOR)}. Beyond the window, {_G} "
             "tokens in a row now share one position: the price of staying in range."
@@ -219,7 +219,7 @@ EXERCISES = (
                 "without the shift",
             ),
             Mistake(
-                "answer = next(G for G in range(1, L_long + 1) if (L_long - 1) // G + W - W // G <= L_train)",
+                "answer = next(G for G in range(1, L_long + 1) if (L_long - 1) // G + w - w // G <= L_train)",
                 "off by one",
             ),
             Mistake("answer = 20", "bound"),

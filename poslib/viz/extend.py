@@ -30,7 +30,7 @@ def remap_distances(
     """The distance ``method`` (one of :data:`REMAP_METHODS`) scores each causal pair at, ``(length, length)``.
 
     Future keys (n > m) are NaN: the causal mask removes them, whatever a remap gives them.
-    ``window`` is ReRoPE's w and Self-Extend's neighbour window W; ``leak`` is Leaky ReRoPE's factor;
+    ``window`` is ReRoPE's w and Self-Extend's neighbour window w (LongLM's W); ``leak`` is Leaky ReRoPE's factor;
     ``group_size`` is Self-Extend's G (the defaults are the lab's: L_train / 4 = 16, Su's 16, and the
     smallest G that keeps 256 tokens in range). Distances are query − key, m − n, as in :mod:`poslib.remap`.
     """
@@ -54,8 +54,8 @@ class RemapDistancePlot(LivePlot):
     Left: the matrix of remapped distances d'(m, n) over an input of ``length`` tokens; colours run over
     the distances a model trained at ``train_len`` has seen, 0 … L_train − 1, and every pair scored at a
     distance beyond them is red. Right: the last query's row, d' against the true distance m − n, beside
-    plain RoPE's diagonal. ``window`` is ReRoPE's w and Self-Extend's W, ``leak`` applies to Leaky
-    ReRoPE only, ``group_size`` to Self-Extend only.
+    plain RoPE's diagonal. ``window`` is ReRoPE's w and Self-Extend's neighbour window w (LongLM's W),
+    ``leak`` applies to Leaky ReRoPE only, ``group_size`` to Self-Extend only.
     """
 
     defaults: ClassVar[dict[str, Any]] = {
@@ -92,7 +92,7 @@ class RemapDistancePlot(LivePlot):
         (self.plain,) = a_row.plot([], [], color="0.55", ls="--", lw=1.2, label="plain RoPE: d' = m − n")
         (self.row,) = a_row.plot([], [], color="#0072B2", ls="-", lw=2, label="this remap")
         a_row.axhline(self.train_len - 1, color="#D55E00", ls=":", lw=1.2, label="largest distance trained")
-        self.window_mark = a_row.axvline(0, color="0.3", ls="-.", lw=1, label="window w or W")
+        self.window_mark = a_row.axvline(0, color="0.3", ls="-.", lw=1, label="window w")
         a_row.set(xlabel="true distance m − n (last query)", ylabel="distance d' it is scored at")
         legend_outside(a_row, where="below", ncol=2)
         self.a_row = a_row
@@ -119,7 +119,7 @@ class RemapDistancePlot(LivePlot):
             "plain RoPE": "no remap",
             "ReRoPE": f"w = {int(p['window'])}",
             "Leaky ReRoPE": f"w = {int(p['window'])}, leak {float(p['leak']):g}",
-            "Self-Extend": f"W = {int(p['window'])}, G = {int(p['group_size'])}",
+            "Self-Extend": f"w = {int(p['window'])}, G = {int(p['group_size'])}",
         }[method]
         self.a_map.set_title(f"{method} ({details}), {length:,} tokens")
         true = np.arange(length)
