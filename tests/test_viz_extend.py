@@ -45,7 +45,7 @@ def test_plot_draws_the_matrix_and_the_last_row():
         np.testing.assert_array_equal(x, np.arange(p["length"]))
         np.testing.assert_allclose(y, expected[-1, ::-1], atol=1e-12)  # key n = length − 1 − (m − n)
         unseen = int(np.sum(expected[~np.isnan(expected)] > plot.train_len - 1))
-        assert f"{unseen:,} of" in plot.a_row.get_title()
+        assert f"{unseen:,} of" in plot.row_title.get_text()
     plot.close()
 
 
@@ -53,6 +53,6 @@ def test_plain_rope_at_four_times_the_training_length_leaves_the_trained_range()
     plot = VX.RemapDistancePlot(method="plain RoPE", length=256)
     L = plot.train_len
     # (L' − L)(L' − L + 1)/2 causal pairs lie at a distance ≥ L: 192·193/2 = 18,528
-    assert "18,528 of 32,896 pairs beyond it" in plot.a_row.get_title().replace("\n", " ")
+    assert "18,528 of 32,896 pairs beyond it" in plot.row_title.get_text().replace("\n", " ")
     assert L == 64
     plot.close()

@@ -88,12 +88,17 @@ class RemapDistancePlot(LivePlot):
         cb.locator = MaxNLocator(4)
         cb.update_ticks()
         a_map.set(xlabel="key position n", ylabel="query position m")
+        # the changing headings are plain texts, not titles: a title is re-placed with its axes' ticks on every
+        # change, which would redraw both panels' tick labels on each slider move
+        self.map_title = a_map.text(0.5, 1.03, "", transform=a_map.transAxes, ha="center", va="bottom", fontsize=11)
         self.a_map = a_map
         (self.plain,) = a_row.plot([], [], color="0.55", ls="--", lw=1.2, label="plain RoPE: d' = m − n")
         (self.row,) = a_row.plot([], [], color="#0072B2", ls="-", lw=2, label="this remap")
         a_row.axhline(self.train_len - 1, color="#D55E00", ls=":", lw=1.2, label="largest distance trained")
         self.window_mark = a_row.axvline(0, color="0.3", ls="-.", lw=1, label="window w")
         a_row.set(xlabel="true distance m − n (last query)", ylabel="distance d' it is scored at")
+        self.row_title = a_row.text(0.5, 1.03, "", transform=a_row.transAxes, ha="center", va="bottom", fontsize=11)
+        self.shown_length: int | None = None
         legend_outside(a_row, where="below", ncol=2)
         self.a_row = a_row
         return fig
@@ -114,25 +119,27 @@ class RemapDistancePlot(LivePlot):
         length, method = int(p["length"]), str(p["method"])
         d = self.distances()
         self.im.set_data(np.ma.masked_invalid(d))
-        self.im.set_extent((-0.5, length - 0.5, length - 0.5, -0.5))
+        if length != self.shown_length:  # limits move (and every tick label is redrawn) only with the length
+            self.im.set_extent((-0.5, length - 0.5, length - 0.5, -0.5))
+            self.a_row.set(xlim=(0, length - 1), ylim=(0, max(length - 1, self.train_len)))
+            self.shown_length = length
         details = {
             "plain RoPE": "no remap",
             "ReRoPE": f"w = {int(p['window'])}",
             "Leaky ReRoPE": f"w = {int(p['window'])}, leak {float(p['leak']):g}",
             "Self-Extend": f"w = {int(p['window'])}, G = {int(p['group_size'])}",
         }[method]
-        self.a_map.set_title(f"{method} ({details}), {length:,} tokens")
+        self.map_title.set_text(f"{method} ({details}), {length:,} tokens")
         true = np.arange(length)
         last = d[-1, ::-1]  # key n = length − 1 − t sits at true distance t
         self.plain.set_data(true, true)
         self.row.set_data(true, last)
         self.window_mark.set_xdata([p["window"], p["window"]])
         self.window_mark.set_visible(method != "plain RoPE")
-        self.a_row.set(xlim=(0, length - 1), ylim=(0, max(length - 1, self.train_len)))
         causal = ~np.isnan(d)
         unseen = int((d[causal] > self.train_len - 1).sum())
         largest = np.nanmax(d)
-        self.a_row.set_title(
+        self.row_title.set_text(
             f"largest d' = {largest:.4g} (trained: ≤ {self.train_len - 1});\n"
             f"{unseen:,} of {int(causal.sum()):,} pairs beyond it"
         )
