@@ -293,3 +293,11 @@ def test_issue_24_wrong_answers_are_in_exercise_3_1_own_tuple() -> None:
     assert named["answer = np.pi * base ** (2 * np.arange(d // 2) / d)"] == (
         "scale: your answer is 0.5 × the expected value"
     )
+
+
+def test_a_rounded_answer_is_called_rounding_not_a_factor_of_one():
+    from poslib.exercises._base import check_array
+
+    fb = check_array(48800.0, 48760.55, what="a number")
+    assert fb.ok is False and fb.message.startswith("rounding:") and "0.081 %" in fb.message, fb.message
+    assert "scale: your answer is 2 ×" in check_array(2.0, 1.0, what="a number").message

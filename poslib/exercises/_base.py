@@ -237,6 +237,11 @@ def _generic_slip(got: Floats, want: Floats, name: str) -> str:
     if shifted is not None:
         return shifted
     ratio = _constant_ratio(got, want)
+    if ratio is not None and abs(ratio - 1) < 5e-3:  # "1 × the expected value" would explain nothing
+        return (
+            f"rounding: {who} is {100 * abs(ratio - 1):.2g} % off the expected value, outside the tolerance; "
+            "compute it rather than typing a rounded number"
+        )
     if ratio is not None:
         return f"scale: {who} is {ratio:.3g} × the expected value (a missing or extra constant factor?)"
     err = np.abs(got - want)
