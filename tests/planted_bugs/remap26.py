@@ -138,3 +138,18 @@ def _lab_remap_logits_unscaled() -> None:
 )
 def _lab_finetune_in_place() -> None:
     extend.copy = types.SimpleNamespace(deepcopy=lambda x: x)  # type: ignore[assignment]
+
+
+@_bug(
+    "self_extend_group_one_too_small",
+    "the lab's Self-Extend group size one smaller than the smallest that keeps distances below L_train",
+    tests=("tests/test_lab_extend.py",),
+    thread="datamllab/LongLM README: the input may be up to (L_train − W)·G + W tokens (one distance too generous)",
+)
+def _self_extend_group_one_too_small() -> None:
+    original = schemes.RemapSettings.group
+
+    def wrong(self: Any, T: int, train_len: int) -> int:
+        return max(1, original(self, T, train_len) - 1)
+
+    schemes.RemapSettings.group = wrong  # type: ignore[method-assign]
