@@ -1,17 +1,12 @@
 """Planted bugs of issue 26: training-free distance remapping (poslib.remap) and the lab's context extension.
 
-Every bug here is caught by unit tests (tests/test_remap.py, tests/test_lab_extend.py). The notebook
-check the catalogue asks for belongs to notebook 11 ("Extending a trained model"), which does not
-exist yet: until it does, these bugs are registered only when ``POSLIB_PENDING_BUGS=remap26`` is
-set (``POSLIB_PENDING_BUGS=remap26 python scripts/plant_bugs.py --bugs …`` then reports which unit
-tests catch each, and no notebook check), so the catalogue's rule "a unit test and a notebook" keeps
-holding for everything it lists. Once the notebook is committed they register with it.
+Every bug here is caught by unit tests (tests/test_remap.py, tests/test_lab_extend.py) and by a check of
+notebook 11 ("Extending a trained model"): the formula checks of its §2, the two-pass score check, the
+group-size check, and the live replay of the committed run in §3.
 """
 
 from __future__ import annotations
 
-import os
-import pathlib
 import types
 from collections.abc import Callable
 from typing import Any
@@ -26,16 +21,12 @@ import poslib.remap as remap
 from . import bug, swap
 
 NOTEBOOK = "notebooks/11_extending_a_trained_model.ipynb"
-_NOTEBOOKS = (NOTEBOOK,) if (pathlib.Path(__file__).resolve().parents[2] / NOTEBOOK).is_file() else ()
-_REGISTER = bool(_NOTEBOOKS) or os.environ.get("POSLIB_PENDING_BUGS") == "remap26"
 
 
 def _bug(
     name: str, what: str, *, tests: tuple[str, ...], thread: str
 ) -> Callable[[Callable[[], None]], Callable[[], None]]:
-    if not _REGISTER:
-        return lambda apply: apply
-    return bug(name, what, tests=tests, notebooks=_NOTEBOOKS, thread=thread)
+    return bug(name, what, tests=tests, notebooks=(NOTEBOOK,), thread=thread)
 
 
 @_bug(
