@@ -602,8 +602,8 @@ def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[st
     ``"claim"``: 000 §6.2, NTK-RoPE is the strongest method without fine-tuning, judged against every
     training-free method of the run (frequency scalings and distance remaps): holds when NTK is the best
     with no tie, partly holds when it is tied with the best, does not hold when another method is better
-    (said "against the distance remaps that came after it" when a remap is the best: 000 ranked the remedies
-    of its time), with the number of seeds on which the best is lower (ties are read from unpaired seed
+    (said "against the distance remaps 000 does not list" when a remap is the best: 000 ranked the remedies
+    it lists), with the number of seeds on which the best is lower (ties are read from unpaired seed
     ranges, so a method with a wide range can tie with the best while losing on every seed); where NTK
     stands among the frequency scalings alone (the reading notebook 08 could test) is added.
     ``"finetune"``: the best fine-tuned model against the best training-free method. ``"passkey"``: the
@@ -632,8 +632,8 @@ def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[st
     if where_all == "best" and _best(results, multiple, free)[1]:
         holds = "partly holds"  # best, but another method is within the seed range
     if where_all == "beaten" and _best(results, multiple, free)[0] in DISTANCE_REMAPS:
-        # 000 ranked the remedies of its time; the remaps that beat NTK here came later (ReRoPE 2023, Self-Extend 2024)
-        holds = "does not hold against the distance remaps that came after it"
+        # 000 ranks the remedies it lists; the remaps that beat NTK here are not among them (ReRoPE, Self-Extend)
+        holds = "does not hold against the distance remaps 000 does not list"
     out = {
         "claim": (
             f"000 §6.2: NTK-RoPE is the strongest without fine-tuning → {holds} {scale}: at {multiple}× L_train, "
