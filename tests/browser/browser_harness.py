@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import platform
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -19,6 +21,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +116,46 @@ def widget_notebooks(folder: Path = NOTEBOOKS) -> list[NotebookPlan]:
         if plan.widget_cells:
             plans.append(plan)
     return plans
+
+
+def course_notebooks(root: Path) -> list[str]:
+    """Every notebook under ``root``/notebooks/ (not its subfolders), relative to ``root``."""
+    return [p.relative_to(root).as_posix() for p in sorted((root / "notebooks").glob("*.ipynb"))]
+
+
+def open_command(readme: str) -> list[str]:
+    """The README's open command as argv: the line marked ``# open`` in its first ```bash block."""
+    block = re.search(r"^```bash\n(.*?)^```", readme, re.M | re.S)
+    assert block, "the README has no ```bash block with the install, open and test commands"
+    for line in block.group(1).splitlines():
+        command, _, comment = line.partition("#")
+        if comment.strip().startswith("open"):
+            argv = shlex.split(command)
+            assert argv[:2] == ["jupyter", "lab"], f"the README's open command is not `jupyter lab …`: {line}"
+            return argv
+    raise AssertionError("no line marked `# open` in the README's first ```bash block")
+
+
+def align_python_version(root: Path, relpaths: list[str]) -> list[str]:
+    """Set language_info.version in the copies to this Python's release; one line per notebook changed.
+
+    ``language_info.version`` is the kernel's Python release (``3.11.7``), a property of the machine, not of
+    the notebook; JupyterLab copies it into a notebook when its kernel connects. Where the Python running
+    the tests is another release, the copy's version is set to it, so the open check tests what the
+    notebooks control. A reader on another Python release does see the notebook turn modified when its
+    kernel connects; nothing stored in the file can prevent that.
+    """
+    here = platform.python_version()  # what ipykernel reports: sys.version.split()[0]
+    changed = []
+    for rel in relpaths:
+        path = root / rel
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        info = nb.get("metadata", {}).get("language_info", {})
+        if "version" in info and info["version"] != here:
+            changed.append(f"{rel}: stored Python {info['version']}, this kernel's {here} (set in the copy)")
+            info["version"] = here
+            path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return changed
 
 
 HARNESS_NOTEBOOK = "widget_harness.ipynb"
@@ -337,6 +380,10 @@ class LabServer:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.loads(resp.read() or b"null")
 
+    def kernel_display_name(self, kernel: str) -> str:
+        """The name JupyterLab shows (toolbar, status bar) for the server's kernelspec ``kernel``."""
+        return self.api("GET", "/api/kernelspecs")["kernelspecs"][kernel]["spec"]["display_name"]
+
     def start_kernel(self, relpath: str, kernel: str = "python3", wait: bool = True) -> None:
         """Start the session (a fresh kernel, nothing executed) that JupyterLab attaches to when it opens ``relpath``.
 
@@ -494,10 +541,19 @@ def _menu(page, menu: str, command: str, timeout_ms: int = LAB_LOAD_MS) -> None:
 _CELLS = ".jp-NotebookPanel .jp-Notebook .jp-CodeCell"
 
 
-def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, times: dict | None = None) -> None:
+def open_and_run_all(
+    page,
+    server: LabServer,
+    relpath: str,
+    plan: NotebookPlan,
+    times: dict | None = None,
+    on_open: Callable[[], None] | None = None,
+) -> None:
     """Open the notebook, clear its stored outputs, Run All, wait until the kernel is idle and check every cell.
 
-    ``times`` (if given) receives the seconds spent opening, waiting for the kernel and running.
+    ``times`` (if given) receives the seconds spent opening, waiting for the kernel and running;
+    ``on_open`` (if given) is called once the kernel is connected and idle, before anything is changed
+    (the open check, :func:`check_opens_unmodified`).
     """
     times = {} if times is None else times
     t0 = time.perf_counter()
@@ -522,9 +578,12 @@ def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, 
         _answer_kernel_dialog(page)
         _fail_on_dialog(page, plan, "while waiting for the kernel")
         raise NotebookFailure(f"{plan.name}: the kernel was not idle within {LAB_LOAD_MS // 1000} s") from err
-    times["kernel"] = (t2 := time.perf_counter()) - t1
+    times["kernel"] = time.perf_counter() - t1
     _answer_kernel_dialog(page)
     _fail_on_dialog(page, plan, "after opening")
+    if on_open is not None:
+        on_open()
+    t2 = time.perf_counter()
     # Cleared first, so every output checked below comes from this run (stored prompts would look
     # finished). Both menu actions work on the whole notebook while its later cells are still
     # being attached to the page, so rendering and the kernel's work overlap.
@@ -596,6 +655,68 @@ def open_and_run_all(page, server: LabServer, relpath: str, plan: NotebookPlan, 
     missed = [i for i in plan.runnable if not re.fullmatch(r"\[\d+\]:", prompts[i])]
     if missed:
         raise NotebookFailure(f"{plan.name}: code cells {missed} did not run (prompts {[prompts[i] for i in missed]})")
+
+
+# ----------------------------------------------------------------------------- opening leaves it unmodified
+
+# After the kernel is idle: JupyterLab writes the kernel's metadata within ~10 ms of its info reply.
+OPEN_SETTLE_MS = 500
+
+# The tab of the notebook called `name`: shown at all, marked modified; and whether the notebook's
+# kernel reads `kernel | Idle` in the status bar and its name in the toolbar.
+_JS_OPEN_STATE = """([name, kernel]) => {
+  const tab = [...document.querySelectorAll('.lm-TabBar-tab')]
+      .find(t => (t.querySelector('.lm-TabBar-tabLabel') || {}).textContent === name);
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const shown = panel && panel.querySelector('.jp-NotebookPanel-toolbar .jp-KernelName');
+  const status = [...document.querySelectorAll('.jp-StatusBar-TextItem')].map(e => e.textContent.trim());
+  return {
+    tab: !!tab,
+    dirty: !!tab && tab.classList.contains('jp-mod-dirty'),
+    kernel: !!tab && !!shown && shown.textContent.trim() === kernel && status.includes(kernel + ' | Idle'),
+  };
+}"""
+
+
+def check_opens_unmodified(page, server: LabServer, plan: NotebookPlan, shots: Path) -> None:
+    """The notebook just opened in ``page`` is not marked modified although the reader did nothing (issue 24, item 6).
+
+    As soon as a notebook's kernel connects, JupyterLab (4.x, ``NotebookPanel._updateSpec`` and
+    ``_updateLanguage``) copies the kernel's ``kernelspec`` (name, display name, language) and its
+    ``language_info`` into the notebook's metadata; where either differs from what the file stores, the
+    notebook turns modified (``jp-mod-dirty`` on its tab) and autosave then writes the file. Three readings
+    of its tab: once its kernel is connected and idle (it connects only after the file's content is in the
+    model), once every widget cell shows its saved picture, and half a second later. None may read modified.
+    Call it before anything in the notebook is changed.
+    """
+    kernel = server.kernel_display_name(plan.kernel)
+    deadline = time.monotonic() + LAB_LOAD_MS / 1000
+    while not (st := page.evaluate(_JS_OPEN_STATE, [plan.name, kernel]))["kernel"]:
+        if time.monotonic() > deadline:
+            raise NotebookFailure(
+                f"{plan.name}: kernel {kernel!r} not connected and idle within {LAB_LOAD_MS // 1000} s: {st}"
+            )
+        page.wait_for_timeout(100)
+    seen = [st["dirty"]]
+    cells = page.locator(_CELLS)
+    for i in plan.widget_cells:  # a saved widget view falls back to its picture (poslib.viz.interact saves one)
+        cells.nth(i).locator(".jp-OutputArea img").first.wait_for(state="attached", timeout=LAB_LOAD_MS)
+    seen.append(page.evaluate(_JS_OPEN_STATE, [plan.name, kernel])["dirty"])
+    page.wait_for_timeout(OPEN_SETTLE_MS)
+    seen.append(page.evaluate(_JS_OPEN_STATE, [plan.name, kernel])["dirty"])
+    if any(seen):
+        shot = shots / f"{plan.path.stem}-modified-on-open.png"
+        page.screenshot(path=str(shot))
+        readings = ", ".join(
+            f"{when}: {'modified' if dirty else 'clean'}"
+            for when, dirty in zip(("kernel idle", "widget pictures shown", f"+{OPEN_SETTLE_MS} ms"), seen, strict=True)
+        )
+        raise NotebookFailure(
+            f"{plan.name} is marked modified with no action taken ({readings}); screenshot: {shot}. JupyterLab"
+            " copies the kernel's kernelspec and language_info into a notebook when its kernel connects: store"
+            " the kernel's own (python scripts/run_notebooks.py, or with --metadata-only where the outputs need"
+            " no refresh)."
+        )
 
 
 def logged_errors(page) -> list[str]:

@@ -1,8 +1,9 @@
 """Fixtures for the browser tests: one JupyterLab server and one headless Chromium for the whole session.
 
-The server serves a temporary copy of notebooks/ (autosave never touches the
-repository) plus a small harness notebook; everything it writes (settings,
-workspaces, runtime files, IPython profile) stays in pytest's temporary folder.
+The server is started with the README's open command (the test adds only its port, token and settings
+flags) in a temporary copy of notebooks/, docs/ and results/ (autosave never touches the repository),
+plus a small harness notebook, so every notebook opens as it does for a reader; everything it writes
+(settings, workspaces, runtime files, IPython profile) stays in pytest's temporary folder.
 Without Chromium or Playwright the tests skip, except under CI=true, where
 that is a failure.
 """
@@ -15,7 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_harness import CHROMIUM_ARGS, NOTEBOOKS, LabServer, find_chromium, write_harness_notebook
+from browser_harness import (
+    CHROMIUM_ARGS,
+    REPO,
+    LabServer,
+    align_python_version,
+    course_notebooks,
+    find_chromium,
+    open_command,
+    write_harness_notebook,
+)
 
 ENABLE_HINT = (
     "install Debian's Chromium (`apt-get install -y chromium`) and the pinned Playwright "
@@ -45,14 +55,21 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def lab(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
-    """A JupyterLab server on 127.0.0.1 (random free port, token) serving root/notebooks and root/harness."""
+    """JupyterLab on 127.0.0.1 (random free port, token), started with the README's open command in root.
+
+    root holds copies of notebooks/, docs/ and results/ (notebooks 08 and 10 read ../results/lab.json) and
+    harness/. Each copy's language_info.version is this Python's release (see align_python_version).
+    """
     base = tmp_path_factory.mktemp("jupyterlab")
     root = base / "root"
-    shutil.copytree(NOTEBOOKS, root / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    # notebooks 08 and 10 read ../results/lab.json (10 stops with a clear error without it)
-    shutil.copytree(NOTEBOOKS.parent / "results", root / "results")
+    skip = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+    for folder in ("notebooks", "docs", "results"):
+        shutil.copytree(REPO / folder, root / folder, ignore=skip)
+    for line in align_python_version(root, course_notebooks(root)):
+        print(line)
     write_harness_notebook(root / "harness")
-    server = LabServer(root=root, base=base)
+    argv = open_command((REPO / "README.md").read_text(encoding="utf-8"))
+    server = LabServer(root=root, base=base / "lab", argv=tuple(argv[2:]))
     server.start()
     try:
         yield server

@@ -24,7 +24,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from test_links import open_command
+from browser_harness import open_command
 
 REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("build_book", REPO / "scripts" / "build_book.py")

@@ -18,7 +18,6 @@ import html
 import json
 import posixpath
 import re
-import shlex
 import shutil
 import urllib.error
 import urllib.parse
@@ -26,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_harness import REPO, LabServer
+from browser_harness import REPO, LabServer, open_command
 
 # What a reader's checkout holds besides the course: tools' caches, environments, build outputs.
 _NOT_COPIED = shutil.ignore_patterns(
@@ -39,19 +38,6 @@ _HTML_LINK = re.compile(r"""<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*["']([^"']+)[
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _EXPLICIT_ID = re.compile(r"""<[a-z][^>]*?\b(?:id|name)\s*=\s*["']([^"']+)["']""", re.I)
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", re.M)
-
-
-def open_command(readme: str) -> list[str]:
-    """The README's open command as argv: the line marked ``# open`` in its first ```bash block."""
-    block = re.search(r"^```bash\n(.*?)^```", readme, re.M | re.S)
-    assert block, "the README has no ```bash block with the install, open and test commands"
-    for line in block.group(1).splitlines():
-        command, _, comment = line.partition("#")
-        if comment.strip().startswith("open"):
-            argv = shlex.split(command)
-            assert argv[:2] == ["jupyter", "lab"], f"the README's open command is not `jupyter lab …`: {line}"
-            return argv
-    raise AssertionError("no line marked `# open` in the README's first ```bash block")
 
 
 def documents(root: Path) -> Iterator[tuple[str, str]]:
