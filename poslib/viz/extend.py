@@ -77,7 +77,10 @@ class RemapDistancePlot(LivePlot):
     max_length = 1024
 
     def build(self) -> Figure:
-        fig, (a_map, a_row) = new_figure(9.8, 4.4, ncols=2, gridspec_kw={"width_ratios": [1.1, 1]})
+        fig, (a_map, a_row) = new_figure(9.8, 4.7, ncols=2, gridspec_kw={"width_ratios": [1.1, 1]})
+        fig.suptitle(
+            f"The distance each pair is scored at, against the distances 0 … {self.train_len - 1} seen in training"
+        )
         cmap = plt.get_cmap("viridis").with_extremes(over="#D55E00", bad="white")
         self.im = a_map.imshow(
             np.zeros((2, 2)), cmap=cmap, vmin=0, vmax=self.train_len - 1, interpolation="nearest", origin="upper"
