@@ -103,6 +103,24 @@ def test_workflow_runs_the_ci_script() -> None:
     assert "bookworm" in job["container"], job
 
 
+BOOK_WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+
+
+def test_book_workflow_matches_github_schema_and_publishes_the_build() -> None:
+    import yaml
+
+    proc = run(tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", str(BOOK_WORKFLOW))
+    assert proc.returncode == 0, report(proc)
+    workflow = yaml.safe_load(BOOK_WORKFLOW.read_text())
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    runs = [s.get("run", "") for s in build["steps"]]
+    assert "pip install -r requirements.txt" in runs and "python scripts/build_book.py --out build/book" in runs, runs
+    upload = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact"))
+    assert upload["with"]["path"] == "build/book"
+    assert deploy["needs"] == "build" and deploy["steps"][0]["uses"].startswith("actions/deploy-pages")
+    assert {"pages": "write", "id-token": "write"}.items() <= workflow["permissions"].items()
+
+
 def test_pre_commit_configuration_is_valid() -> None:
     proc = run(tool("pre-commit"), "validate-config", ".pre-commit-config.yaml")
     assert proc.returncode == 0, report(proc)
