@@ -56,6 +56,11 @@ class RemapDistancePlot(LivePlot):
     distance beyond them is red. Right: the last query's row, d' against the true distance m − n, beside
     plain RoPE's diagonal. ``window`` is ReRoPE's w and Self-Extend's neighbour window w (LongLM's W),
     ``leak`` applies to Leaky ReRoPE only, ``group_size`` to Self-Extend only.
+
+    Slider speed: above the 150 ms goal for the length only. A move of the window, leak, group size or
+    method redraws the matrix and the row in about 130 ms; a new length moves both panels' limits, so
+    every tick label is drawn again (about 280 ms; ``python benchmarks/sliders.py --only Remap`` on one
+    thread: drag median 218 ms over all controls).
     """
 
     defaults: ClassVar[dict[str, Any]] = {
