@@ -21,11 +21,15 @@ uses STIX). Every formula is still typeset; blackboard-bold and similar alphabet
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import copy
 import html
+import json
+import os
 import re
 import shutil
 import sys
+import tempfile
 import time
 import urllib.parse
 from dataclasses import dataclass
@@ -35,12 +39,17 @@ from typing import Any
 import nbformat
 from nbconvert import HTMLExporter
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # poslib, when run as a script
+from poslib.viz.frames import FRAMES_ENV
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 DOCS = ROOT / "docs"
 TEMPLATES = ROOT / "scripts" / "book"
 TEMPLATE_NAME = "poslib_book"
 DEFAULT_OUT = ROOT / "build" / "book"
+FRAMES_DIR = "frames"  # the interactive figures' frames, one file per distinct picture, named by its hash
+FRAMES_SCRIPT = TEMPLATES / "frames.js"  # swaps them when a control moves; copied beside the pages
 # How the contents page tells a reader to run the notebooks: the README's open command (tests/browser/test_book.py
 # holds them equal). Run in the repository's folder, it makes that folder JupyterLab's root, so the notebooks'
 # links to ../docs/ resolve; `jupyter lab notebooks/…` alone would make notebooks/ the root.
@@ -213,9 +222,14 @@ def _lead_sentence(markdown: str) -> str:
     return lead if len(lead) <= 220 else lead[:219].rsplit(" ", 1)[0] + "…"
 
 
-def prepare(page: Page) -> Any:
-    """A copy of the page's notebook ready for nbconvert: widget outputs become notes, every PNG gets alt text."""
+def prepare(page: Page, frames: list[FrameSet] | None = None) -> Any:
+    """A copy of the page's notebook ready for nbconvert: widget outputs become notes, every PNG gets alt text.
+
+    With ``frames`` (one per widget output, in order, from :func:`record_frames`), each widget output and the
+    static picture saved with it become a :func:`live_figure` instead: the same controls, swapping frames.
+    """
     nb = copy.deepcopy(page.nb)
+    widget_index = 0
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     nb.metadata.pop("widgets", None)  # the template would otherwise load the widget manager from a CDN
     nb.metadata["title"] = page.title
@@ -240,6 +254,23 @@ def prepare(page: Page) -> Any:
                     k = pngs.index(out)
                     count = f" (figure {k + 1} of {len(pngs)})" if len(pngs) > 1 else ""
                     meta["alt"] = f"Figure for “{heading}”{count}" + (f": {lead}" if lead else "")
+            if WIDGET_VIEW in data and frames is not None:
+                controls = [c for c in _widget_controls(state, data[WIDGET_VIEW].get("model_id", "")) if c != "reset"]
+                if widget_index >= len(frames):
+                    raise ValueError(f"{page.source}: more widget outputs than figures recorded; rerun the notebook")
+                frame_set = frames[widget_index]
+                widget_index += 1
+                recorded = [c["label"] for c in frame_set.manifest["controls"]]
+                if controls != recorded:
+                    raise ValueError(
+                        f"{page.source}: widget {widget_index} stores controls {controls}, the code draws {recorded}: "
+                        "the stored notebook is stale (python scripts/run_notebooks.py)"
+                    )
+                width = out.get("metadata", {}).get("image/png", {}).get("width")
+                alt = f"Figure for “{heading}”" + (f": {lead}" if lead else "")
+                html_block = live_figure(frame_set.manifest, alt, width, f"live-{widget_index}")
+                outputs.append(nbformat.v4.new_output("display_data", data={"text/html": html_block}))
+                continue
             if WIDGET_VIEW in data:
                 if "image/png" in data:  # poslib.viz.interact saves a picture of its figure beside the widget
                     picture = {"image/png": data["image/png"]}
@@ -251,7 +282,144 @@ def prepare(page: Page) -> Any:
             outputs.append(out)
         cell.outputs = outputs
         previous_had_figure = bool(pngs)
+    if frames is not None and widget_index != len(frames):
+        raise ValueError(f"{page.source}: {len(frames)} figures recorded, {widget_index} widget outputs stored")
     return nb
+
+
+# ----------------------------------------------------------------------------- frames (sliders without a kernel)
+
+
+@dataclass
+class FrameSet:
+    """One interactive figure's frames, as the notebook's kernel recorded them (poslib.viz.frames.record_frames)."""
+
+    folder: Path
+    manifest: dict[str, Any]
+
+
+def record_frames(path: Path, folder: Path, budget: int | None = None, timeout: int = 900) -> list[FrameSet]:
+    """Run a notebook top to bottom with :data:`~poslib.viz.frames.FRAMES_ENV` set; returns its figures' frames.
+
+    Every ``interact`` the notebook calls then draws its LivePlot at the grid of poslib.viz.frames into
+    ``folder``; nothing is written to the notebook.
+    """
+    from nbclient import NotebookClient
+
+    folder.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, FRAMES_ENV: str(folder), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    if budget is not None:
+        env["POSLIB_BOOK_BUDGET"] = str(budget)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute(env=env)
+    return [
+        FrameSet(d, json.loads((d / "manifest.json").read_text(encoding="utf-8")))
+        for d in sorted(folder.glob("figure-*"))
+    ]
+
+
+def has_interactive_figures(nb: Any) -> bool:
+    """Whether a stored notebook has a widget output (an ``interact`` figure)."""
+    return any(WIDGET_VIEW in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+
+
+def _record_one(args: tuple[Path, Path, int | None]) -> tuple[str, list[FrameSet], float]:
+    path, folder, budget = args
+    start = time.perf_counter()
+    return path.stem, record_frames(path, folder, budget), time.perf_counter() - start
+
+
+def record_all_frames(
+    paths: list[Path], folder: Path, budget: int | None = None, jobs: int = 1
+) -> dict[str, list[FrameSet]]:
+    """:func:`record_frames` for each notebook (``jobs`` at a time), with a line of progress per notebook."""
+    work = [(p, folder / p.stem, budget) for p in paths]
+    done: dict[str, list[FrameSet]] = {}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for stem, sets, seconds in pool.map(_record_one, work):
+            n = sum(len(s.manifest["frames"]) for s in sets)
+            print(f"  frames: {stem:40s} {len(sets)} figures, {n:4d} frames, {seconds:5.1f} s", flush=True)
+            done[stem] = sets
+    return done
+
+
+def _json_for_script(value: Any) -> str:
+    """JSON that is safe inside <script>: no "</" can close the element early."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+
+
+def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str) -> str:
+    """The HTML of one interactive figure without a kernel: controls as plain inputs, a reset button, the caption,
+    the frame at the starting values, a note on how the frames were drawn, and the data frames.js reads."""
+    start = [int(i) for i in manifest["start"].split(",")]
+    context = ",".join(
+        str(i) for i, c in zip(start, manifest["controls"], strict=True) if c["kind"] in ("dropdown", "checkbox")
+    )
+    first = manifest["frames"][manifest["start"]]
+    rows = []
+    for j, (control, index) in enumerate(zip(manifest["controls"], start, strict=True)):
+        cid = f"{uid}-{j}"
+        label = html.escape(control["label"])
+        name = html.escape(control["name"])
+        if control["kind"] == "dropdown":
+            options = "".join(
+                f'<option value="{i}"{" selected" if i == index else ""}>{html.escape(t)}</option>'
+                for i, t in enumerate(control["labels"])
+            )
+            rows.append(
+                f'<div class="book-control" data-name="{name}"><label for="{cid}">{label}</label>'
+                f'<select class="book-input" id="{cid}">{options}</select></div>'
+            )
+        elif control["kind"] == "checkbox":
+            checked = " checked" if index else ""
+            rows.append(
+                f'<div class="book-control book-check" data-name="{name}">'
+                f'<input class="book-input" type="checkbox" id="{cid}"{checked}>'
+                f'<label for="{cid}">{label}</label></div>'
+            )
+        else:
+            slider = manifest["contexts"][context][control["name"]]
+            shown = html.escape(first[1][j])
+            rows.append(
+                f'<div class="book-control" data-name="{name}"><label for="{cid}">{label}</label>'
+                f'<input class="book-input" type="range" id="{cid}" min="0" max="{len(slider["labels"]) - 1}" step="1" '
+                f'value="{index}" aria-valuetext="{shown}">'
+                f'<output class="book-value" for="{cid}">{shown}</output>'
+                f'<span class="book-range">{html.escape(slider["labels"][0])} … {html.escape(slider["labels"][-1])}, '
+                f"{len(slider['labels'])} values</span></div>"
+            )
+    rows.append('<button type="button" class="book-reset" title="back to the starting values">reset</button>')
+    caption = manifest.get("caption", "")
+    caption_html = f'<p class="book-caption"><i>What to look for:</i> {html.escape(caption)}</p>' if caption else ""
+    one_at_a_time = manifest["grid"] != "product"
+    note = (
+        f"Drawn when the book was built: {len(manifest['files'])} distinct frames by the notebook's own code. "
+        "Each slider jumps between its sampled values; the readout shows the value a frame was drawn at."
+        + (
+            " Sliders move one at a time: moving one returns the other sliders to their starting values."
+            if one_at_a_time
+            else ""
+        )
+    )
+    size = f' width="{int(width)}"' if width else ""
+    keys = ("plot", "params", "rebuildable", "controls", "contexts", "files", "frames", "start", "grid")
+    data = {k: manifest[k] for k in keys}  # plot and params: tests/browser/test_book.py draws frames again
+    return (
+        f'<div class="book-live" id="{uid}" role="group" '
+        f'aria-label="{html.escape("Interactive figure: " + alt, quote=True)}">'
+        f'<div class="book-live-controls">{"".join(rows)}</div>{caption_html}'
+        f'<img class="book-live-frame" src="{FRAMES_DIR}/{html.escape(manifest["files"][first[0]])}"{size} '
+        f'alt="{html.escape(alt, quote=True)}" data-alt="{html.escape(alt, quote=True)}">'
+        f'<p class="book-live-note">{html.escape(note)}</p>'
+        f'<script type="application/json" class="book-live-data">{_json_for_script(data)}</script></div>'
+    )
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -287,11 +455,14 @@ class BookSize:
     figures: int
     total_bytes: int
     mathjax_bytes: int
+    live: int = 0  # interactive figures with working controls
+    frame_files: int = 0
 
     def sentence(self) -> str:
         mib = 2**20
+        live = f", {self.live} of them with working controls ({self.frame_files} frames)" if self.live else ""
         return (
-            f"This build: {self.pages} pages with {self.figures} figures, "
+            f"This build: {self.pages} pages with {self.figures} figures{live}, "
             f"{self.total_bytes / mib:.1f} MiB in all, of which {self.mathjax_bytes / mib:.1f} MiB is MathJax."
         )
 
@@ -317,8 +488,16 @@ def _contents_markdown(
         "",
         "How do Transformers and LLMs know where a token is? The course answers with derivations, figures and",
         f"checks in {_count_words(len(notebooks))} notebooks{span}, read in order. This book shows them as they",
-        "were last run, with every figure; it needs no installation and no network. The sliders need a running",
-        "kernel: to move them, install the project (`pip install -r requirements.txt`) and, in the repository's",
+        "were last run, with every figure; it needs no installation and no network.",
+        *(
+            [
+                "Its sliders work without a kernel: each interactive figure swaps between frames that the notebook's",
+                "own code drew when the book was built, at sampled values of its controls. To run the code yourself,",
+            ]
+            if size and size.live
+            else ["The sliders need a running kernel: to move them,"]
+        ),
+        "install the project (`pip install -r requirements.txt`) and, in the repository's",
         f"folder, open the course with `{OPEN_COMMAND}`.",
         "",
         *([size.sentence(), ""] if size else []),
@@ -371,8 +550,21 @@ def copy_mathjax(out: Path) -> Path:
     return dest
 
 
-def build(out: Path = DEFAULT_OUT, notebooks: list[Path] | None = None) -> list[Path]:
-    """Build the book into ``out`` (emptied first); returns the written pages in course order."""
+def build(
+    out: Path = DEFAULT_OUT,
+    notebooks: list[Path] | None = None,
+    *,
+    frames: bool | list[str] = False,
+    budget: int | None = None,
+    jobs: int = 1,
+) -> list[Path]:
+    """Build the book into ``out`` (emptied first); returns the written pages in course order.
+
+    ``frames``: ``True`` runs every notebook that has interactive figures and gives each figure working controls
+    (:func:`record_frames`); a list of notebook stems does that for those only; ``False`` (the default) executes
+    nothing and leaves a note in place of each widget. ``budget`` is the frames per figure (default
+    :data:`poslib.viz.frames.DEFAULT_BUDGET`), ``jobs`` the notebooks run at once.
+    """
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
@@ -388,6 +580,21 @@ def build(out: Path = DEFAULT_OUT, notebooks: list[Path] | None = None) -> list[
     ]
     for page in nb_pages:
         page.title = _notebook_title(page.nb, page.slug)
+    live: dict[str, list[FrameSet]] = {}
+    if frames:
+        wanted = [p for p in nb_pages if has_interactive_figures(p.nb) and (frames is True or p.slug in frames)]
+        start = time.perf_counter()
+        (out / FRAMES_DIR).mkdir()
+        with tempfile.TemporaryDirectory(prefix="book-frames-") as tmp:
+            live = record_all_frames([ROOT / p.source for p in wanted], Path(tmp), budget, jobs)
+            for sets in live.values():
+                for frame_set in sets:
+                    for name in frame_set.manifest["files"]:
+                        target = out / FRAMES_DIR / name
+                        if not target.exists():  # named by their hash: the same picture is stored once
+                            shutil.copyfile(frame_set.folder / name, target)
+        shutil.copyfile(FRAMES_SCRIPT, out / FRAMES_SCRIPT.name)
+        print(f"  frames: {len(list((out / FRAMES_DIR).iterdir()))} files in {time.perf_counter() - start:.1f} s")
     index = Page("index", "Contents", nbformat.v4.new_notebook(), "the course")
     pages = [
         index,
@@ -402,18 +609,21 @@ def build(out: Path = DEFAULT_OUT, notebooks: list[Path] | None = None) -> list[
     for i, page in enumerate(pages):
         if page is index:
             continue  # written last, from the headings of the others and the size of everything else
-        body, _ = exporter.from_notebook_node(prepare(page), resources={"book": _nav(pages, i)})
+        nav = _nav(pages, i) | {"live": page.slug in live}
+        body, _ = exporter.from_notebook_node(prepare(page, live.get(page.slug)), resources={"book": nav})
         bodies[page.slug] = _rewrite_links(body)
         path = out / page.href
         path.write_text(bodies[page.slug], encoding="utf-8")
         written.append(path)
     sections = {s: _sections(b) for s, b in bodies.items()}
-    figures = sum(len(_PNG_IMG.findall(b)) for b in bodies.values())
+    live_count = sum(b.count('class="book-live"') for b in bodies.values())
+    figures = sum(len(_PNG_IMG.findall(b)) for b in bodies.values()) + live_count
+    frame_files = len(list((out / FRAMES_DIR).iterdir())) if (out / FRAMES_DIR).is_dir() else 0
     rest, mathjax = folder_bytes(out), folder_bytes(out / MATHJAX_DIR)
     # The index counts itself: render it, measure it, and render again until the stated size is its own.
     index_bytes = 0
     for _ in range(4):
-        size = BookSize(len(pages), figures, rest + index_bytes, mathjax)
+        size = BookSize(len(pages), figures, rest + index_bytes, mathjax, live_count, frame_files)
         index.nb = nbformat.v4.new_notebook(
             cells=[nbformat.v4.new_markdown_cell(_contents_markdown(nb_pages, sections, size))]
         )
@@ -428,9 +638,19 @@ def build(out: Path = DEFAULT_OUT, notebooks: list[Path] | None = None) -> list[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (emptied first)")
+    parser.add_argument(
+        "--frames",
+        nargs="*",
+        metavar="NOTEBOOK",
+        help="run the notebooks with interactive figures and give every figure working controls "
+        "(all of them, or only the named notebook stems, e.g. 07_alibi); several minutes",
+    )
+    parser.add_argument("--budget", type=int, default=None, help="frames per figure (default: poslib.viz.frames)")
+    parser.add_argument("--jobs", type=int, default=2, help="notebooks run at once for --frames")
     args = parser.parse_args()
     start = time.perf_counter()
-    pages = build(args.out)
+    frames = False if args.frames is None else (args.frames or True)
+    pages = build(args.out, frames=frames, budget=args.budget, jobs=args.jobs)
     size = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file())
     print(
         f"{len(pages)} pages, {size / 2**20:.1f} MiB (MathJax included) in {time.perf_counter() - start:.1f} s: "

@@ -113,7 +113,11 @@ def test_book_workflow_publishes_the_build() -> None:
     workflow = yaml.safe_load(BOOK_WORKFLOW.read_text())  # its schema: test_workflows_match_github_schema
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
     runs = [s.get("run", "") for s in build["steps"]]
-    assert "pip install -r requirements.txt" in runs and "python scripts/build_book.py --out build/book" in runs, runs
+    build_cmd, test_cmd = "python scripts/build_book.py --out build/book --frames", "pytest tests/browser/test_book.py"
+    assert "pip install -r requirements.txt" in runs and build_cmd in runs, runs
+    test = next(s for s in build["steps"] if s.get("run") == test_cmd)
+    assert test["env"]["POSLIB_BOOK"] == "build/book", "the book's tests must read the published build"
+    assert runs.index(test_cmd) > runs.index(build_cmd), "the tests read the build, so they run after it"
     upload = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact"))
     assert upload["with"]["path"] == "build/book"
     assert deploy["needs"] == "build" and deploy["steps"][0]["uses"].startswith("actions/deploy-pages")

@@ -8,13 +8,16 @@ import html
 import importlib
 import io
 import math
+import os
 import pkgutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from matplotlib.figure import Figure
 
 from ._blit import FrameCache, png_bytes
+from .frames import FRAMES_ENV, record_frames
 from .style import RENDER_DPI, display_width_px, freeze_layout
 
 __all__ = ["LivePlot", "all_live_plots", "interact", "render_png"]
@@ -43,7 +46,9 @@ class LivePlot:
     those artists' data from ``self.params``. The constructor runs build →
     redraw → :func:`~poslib.viz.style.freeze_layout`, so the layout is solved
     once, with the first data drawn. ``bench_values`` lists parameter settings
-    the slider benchmark and the tests sweep through.
+    the slider benchmark and the tests sweep through; :meth:`frame_values` names,
+    per parameter, values where the picture changes fast, which the book's frames
+    include (:mod:`poslib.viz.frames`).
     """
 
     defaults: ClassVar[dict[str, Any]] = {}
@@ -75,6 +80,10 @@ class LivePlot:
 
     def limits(self) -> dict[str, tuple[float, float]]:
         """Current (min, max) of parameters whose range depends on the others; ``interact`` applies them."""
+        return {}
+
+    def frame_values(self) -> dict[str, list[Any]]:
+        """Values (per parameter) where the picture changes fast: the book draws frames there too. None by default."""
         return {}
 
     def update(self, **params: Any) -> Figure:
@@ -262,6 +271,8 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
     apply_limits()
     label_ch = _label_ch(controls)
     rows = [_widen(w, widgets, label_ch) for w in controls.values()]
+    if os.environ.get(FRAMES_ENV):  # scripts/build_book.py --frames: draw this figure's frames for the book
+        record_frames(plot, controls, caption, Path(os.environ[FRAMES_ENV]))
     for w in controls.values():
         w.observe(on_change, names="value")
     button = widgets.Button(description="reset", tooltip="back to the starting values", icon="undo")

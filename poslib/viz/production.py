@@ -167,6 +167,20 @@ class BaseBoundPlot(LivePlot):
     defaults: ClassVar[dict[str, Any]] = {"base": 2500.0}
     bench_values: ClassVar[list[dict[str, Any]]] = [{"base": 2100.0}, {"base": 3500.0}, {"base": 2500.0}]
     context_len, head_dim = 512, 128
+    frame_step = 5.0  # notebook 09's slider step: the book's frames take bases on this grid
+
+    def frame_values(self) -> dict[str, list[Any]]:
+        """Bases on both sides of each change between passing and failing (multiples of ``frame_step``).
+
+        Between the smallest passing base and the safe one the verdict flips several times within a few
+        units; evenly spread frames would step over those narrow failing bands.
+        """
+        lower, safe = base_bounds(self.context_len, self.head_dim)
+        grid = np.arange(np.floor(0.8 * lower / self.frame_step), np.ceil(1.25 * safe / self.frame_step) + 1)
+        bases = grid * self.frame_step
+        passing = min_similarity_sum(self.context_len, self.head_dim, bases) >= 0
+        flips = np.nonzero(passing[1:] != passing[:-1])[0]
+        return {"base": sorted({float(bases[i]) for i in flips} | {float(bases[i + 1]) for i in flips})}
 
     def build(self) -> Figure:
         fig, (ax1, ax2) = new_figure(9.8, 4.2, ncols=2, gridspec_kw={"width_ratios": [1, 1.35]})

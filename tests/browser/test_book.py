@@ -17,6 +17,8 @@ from __future__ import annotations
 import html
 import importlib.util
 import json
+import os
+import random
 import re
 import sys
 import time
@@ -80,14 +82,31 @@ _LINKS_JS = """() => Array.from(document.querySelectorAll('a[href]')).map(a => (
 _RAW_TEX = re.compile(r"\$[^$\n]{1,200}\$|\\\(|\\\[|\\(?:frac|mathrm|mathbb|theta|sum|cdot|left|right|begin)\b")
 
 
+# The suite builds frames for two quick notebooks at a small budget: every kind of control (slider, checkbox,
+# dropdown, selection slider), a range that depends on another control, and one slider at a time. The full book
+# (every figure, the default budget) is built and read by the same tests in .github/workflows/book.yml, with
+# POSLIB_BOOK naming the built folder.
+FRAME_NOTEBOOKS = ["01_why_position", "07_alibi"]
+FRAME_BUDGET = 12
+
+
 @pytest.fixture(scope="module")
 def book(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Path:
-    """The book, built from the stored notebooks into a temporary folder (the build's time is printed)."""
+    """The book: $POSLIB_BOOK when set (a full build), else built with frames for FRAME_NOTEBOOKS (time printed)."""
+    if os.environ.get("POSLIB_BOOK"):
+        return Path(os.environ["POSLIB_BOOK"]).resolve()
     out = tmp_path_factory.mktemp("book") / "book"
     start = time.perf_counter()
-    build_book.build(out)
+    build_book.build(out, frames=FRAME_NOTEBOOKS, budget=FRAME_BUDGET, jobs=2)
     print(f"book built in {time.perf_counter() - start:.1f} s")
     return out
+
+
+def _live_figures(path: Path) -> list[dict]:
+    """The data of every interactive figure on a built page (what frames.js reads)."""
+    text = path.read_text(encoding="utf-8")
+    blobs = re.findall(r'<script\b[^>]*\bclass="book-live-data"[^>]*>(.*?)</script>', text, re.S)
+    return [json.loads(b) for b in blobs]
 
 
 def _expected_figures(slug: str) -> int:
@@ -147,10 +166,10 @@ def test_page_reads_offline(book: Path, page, slug: str) -> None:
         problems.append(f"{len(images)} images on the page, the notebook stores {_expected_figures(slug)} figures")
     problems += _figures_too_wide(page)
 
-    # Widgets: a note where each one was, never the text fallback.
-    notes = page.locator(".book-widget-note").count()
-    if notes != _expected_widgets(slug):
-        problems.append(f"{notes} widget notes, the notebook has {_expected_widgets(slug)} widget outputs")
+    # Widgets: working controls (frames) or a note where each one was, never the text fallback.
+    notes, live = page.locator(".book-widget-note").count(), page.locator(".book-live").count()
+    if notes + live != _expected_widgets(slug) or (notes and live):
+        problems.append(f"{live} live figures and {notes} notes, the notebook has {_expected_widgets(slug)} widgets")
     if "VBox(children=" in text or "HBox(children=" in text:
         problems.append("raw widget text on the page")
 
@@ -249,8 +268,162 @@ def test_contents_page_counts_what_the_build_holds(book: Path) -> None:
     assert words in text, words
     figures = sum(_expected_figures(p.stem) for p in notebooks)
     total, mathjax = build_book.folder_bytes(book), build_book.folder_bytes(book / build_book.MATHJAX_DIR)
-    stated = build_book.BookSize(len(SLUGS), figures, total, mathjax).sentence()
+    live = sum(len(_live_figures(book / f"{s}.html")) for s in SLUGS if (book / f"{s}.html").is_file())
+    frames = len(list((book / build_book.FRAMES_DIR).iterdir())) if (book / build_book.FRAMES_DIR).is_dir() else 0
+    stated = build_book.BookSize(len(SLUGS), figures, total, mathjax, live, frames).sentence()
     assert stated in text, (stated, re.findall(r"This build:[^.]*\.[^.]*\.", text))
     readme_open = " ".join(open_command((REPO / "README.md").read_text(encoding="utf-8")))
     assert readme_open == build_book.OPEN_COMMAND, (readme_open, "the book's open command is not the README's")
     assert build_book.OPEN_COMMAND in text
+
+
+def _pages_with_frames(book: Path) -> list[str]:
+    return [s for s in SLUGS if (book / f"{s}.html").is_file() and _live_figures(book / f"{s}.html")]
+
+
+def _frame_problems(book: Path) -> tuple[int, list[str], list[str]]:
+    """Draw a sample of every figure's frames again; returns (frames checked, plots not rebuildable, problems)."""
+    import importlib
+
+    from poslib.viz import frames as F
+
+    rng = random.Random(0)
+    checked, not_rebuildable, problems = 0, [], []
+    for slug in _pages_with_frames(book):
+        for k, data in enumerate(_live_figures(book / f"{slug}.html")):
+            if not data["rebuildable"]:
+                not_rebuildable.append(data["plot"])
+                continue
+            module, _, name = data["plot"].rpartition(".")
+            plot = getattr(importlib.import_module(module), name)(
+                **{p: F.decode_value(v) for p, v in data["params"].items()}
+            )
+            keys = list(data["frames"])
+            sample = {data["start"], keys[0], keys[-1], *rng.sample(keys, min(3, len(keys)))}
+            try:
+                for key in sorted(sample):
+                    file_index, _, values = data["frames"][key]
+                    names = [c["name"] for c in data["controls"]]
+                    png, _ = F.render_frame(plot, dict(zip(names, map(F.decode_value, values), strict=True)))
+                    if png != (book / build_book.FRAMES_DIR / data["files"][file_index]).read_bytes():
+                        problems.append(f"{slug} figure {k + 1}, frame {key}: the file is not what the code draws")
+                    checked += 1
+            finally:
+                plot.close()
+    return checked, not_rebuildable, problems
+
+
+def test_frames_are_what_the_code_draws(book: Path) -> None:
+    """A sample of every figure's frames, drawn again by a fresh LivePlot, is byte for byte the book's file.
+
+    Per figure: the start, the first and the last frame and three more picked by a seeded draw. A figure whose
+    plot holds data the notebook made (02's trained toy table) cannot be rebuilt from its parameters; the only
+    such figure allowed is that one, and its frames are drawn by the notebook's own object at build time.
+    """
+    assert _pages_with_frames(book), "the build has no interactive figures with frames"
+    checked, not_rebuildable, problems = _frame_problems(book)
+    print(f"{checked} frames drawn again; not rebuildable: {not_rebuildable}")
+    assert set(not_rebuildable) <= {"poslib.viz.learned.SimilarityRowPlot"}, not_rebuildable
+    assert checked and not problems, "\n".join(problems)
+
+
+_LIVE_STATE_JS = """root => {
+  const data = JSON.parse(root.querySelector('script.book-live-data').textContent);
+  const key = root.getAttribute('data-key');
+  return {key, src: root.querySelector('img.book-live-frame').getAttribute('src'),
+          values: Array.from(root.querySelectorAll('.book-control')).map(r => {
+            const out = r.querySelector('.book-value'); const inp = r.querySelector('.book-input');
+            return out ? out.textContent : (inp.type === 'checkbox' ? (inp.checked ? 'on' : 'off')
+                                            : inp.options[inp.selectedIndex].text); }),
+          frame: data.frames[key], files: data.files, start: data.start};
+}"""
+
+
+def _check_state(state: dict, where: str) -> list[str]:
+    """The shown frame and readouts are those of the state's key."""
+    problems = []
+    if state["frame"] is None:
+        return [f"{where}: no frame for key {state['key']}"]
+    want_src = f"{build_book.FRAMES_DIR}/{state['files'][state['frame'][0]]}"
+    if state["src"] != want_src:
+        problems.append(f"{where}: shows {state['src']}, the frame of {state['key']} is {want_src}")
+    if state["values"] != state["frame"][1]:
+        problems.append(f"{where}: readouts {state['values']}, the frame was drawn at {state['frame'][1]}")
+    return problems
+
+
+def _control_problems(book: Path, page) -> tuple[int, list[str]]:
+    """Move every control of every figure with the keyboard, then reset; returns (moves, problems)."""
+    problems: list[str] = []
+    moves = 0
+    for slug in _pages_with_frames(book):
+        blocked = _open_offline(page, (book / f"{slug}.html").as_uri())
+        roots = page.locator(".book-live")
+        for k in range(roots.count()):
+            root = roots.nth(k)
+            where = f"{slug} figure {k + 1}"
+            state = root.evaluate(_LIVE_STATE_JS)
+            problems += _check_state(state, f"{where}, on opening")
+            if state["key"] != state["start"]:
+                problems.append(f"{where}: opens at {state['key']}, the notebook starts at {state['start']}")
+            controls = root.locator(".book-control")
+            for j in range(controls.count()):
+                control = controls.nth(j).locator(".book-input")
+                kind = control.evaluate("e => e.tagName === 'SELECT' ? 'select' : e.type")
+                control.focus()
+                before = root.evaluate(_LIVE_STATE_JS)
+                # a range input at its last value moves back; a select at its last option moves up
+                at_end = control.evaluate(
+                    "e => e.type === 'range' ? e.value === e.max : "
+                    "e.tagName === 'SELECT' && e.selectedIndex === e.options.length - 1"
+                )
+                key = {"range": "ArrowLeft" if at_end else "ArrowRight", "select": "ArrowUp" if at_end else "ArrowDown",
+                       "checkbox": "Space"}[kind]  # fmt: skip
+                page.keyboard.press(key)
+                after = root.evaluate(_LIVE_STATE_JS)
+                moves += 1
+                problems += _check_state(after, f"{where}, control {j + 1} ({kind}, {key})")
+                if after["key"].split(",")[j] == before["key"].split(",")[j]:
+                    problems.append(f"{where}: {key} on control {j + 1} did not change its value ({before['key']})")
+            root.locator(".book-reset").click()
+            state = root.evaluate(_LIVE_STATE_JS)
+            problems += _check_state(state, f"{where}, after reset")
+            if state["key"] != state["start"]:
+                problems.append(f"{where}: reset went to {state['key']}, not the start {state['start']}")
+        if blocked:
+            problems.append(f"{slug}: the page asked the network for {blocked[:3]}")
+    return moves, problems
+
+
+def test_controls_move_the_frames_offline(book: Path, page) -> None:
+    """On every page with frames: each control, moved with the keyboard, shows the right frame and value; reset
+    goes back to the start; nothing is asked of the network."""
+    moves, problems = _control_problems(book, page)
+    print(f"{moves} keyboard moves checked")
+    assert moves, "no control was moved"
+    assert not problems, "\n".join(problems)
+
+
+def test_frame_checks_catch_planted_bugs(book: Path, page, tmp_path: Path) -> None:
+    """The two checks above fail on a copy of the book with a bug planted: a frame file swapped for another
+    (a stale or mislabelled frame), and frames.js showing the next file instead of the frame's own."""
+    import shutil
+
+    copy = tmp_path / "book"
+    shutil.copytree(book, copy, ignore=shutil.ignore_patterns(build_book.MATHJAX_DIR))
+    (copy / build_book.MATHJAX_DIR).symlink_to(book / build_book.MATHJAX_DIR)
+    slug = _pages_with_frames(copy)[0]
+    data = _live_figures(copy / f"{slug}.html")[0]
+    start_file = copy / build_book.FRAMES_DIR / data["files"][data["frames"][data["start"]][0]]
+    other = next(f for f in data["files"] if (copy / build_book.FRAMES_DIR / f) != start_file)
+    start_file.write_bytes((copy / build_book.FRAMES_DIR / other).read_bytes())
+    _, _, problems = _frame_problems(copy)
+    assert any("not what the code draws" in p for p in problems), problems
+
+    script = copy / build_book.FRAMES_SCRIPT.name
+    text = script.read_text(encoding="utf-8")
+    wrong = text.replace("data.files[frame[0]]", "data.files[(frame[0] + 1) % data.files.length]")
+    assert wrong != text, "the planted bug no longer matches frames.js"
+    script.write_text(wrong, encoding="utf-8")
+    _, problems = _control_problems(copy, page)
+    assert any("the frame of" in p for p in problems), problems

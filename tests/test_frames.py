@@ -1,0 +1,202 @@
+"""The book's frames (poslib.viz.frames): which values are drawn, which combinations, and that a frame is the code's.
+
+Expected values are counted by hand from the widget ranges (not by calling the sampling code twice). The
+exactness test draws frames the way the book build does (``interact`` with the frames folder set), then draws
+them again from a fresh LivePlot and compares the bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from poslib.viz import frames as F
+from poslib.viz import interact
+from poslib.viz._live import LivePlot
+from poslib.viz.alibi import AlibiBiasPlot, AlibiReachPlot
+
+widgets = pytest.importorskip("ipywidgets")
+
+
+def _spec(widget, name="x"):
+    return F.control_spec(name, widget)
+
+
+def test_slider_values_are_spread_evenly_and_include_the_start():
+    s = _spec(widgets.IntSlider(value=16, min=1, max=63))
+    # 1 + k·15.5, halves rounded up: 1, 17, 32, 48, 63; the start 16 replaces 17
+    assert F.sample_values(s, 5) == [1, 16, 32, 48, 63]
+    s = _spec(widgets.IntSlider(value=3, min=1, max=63))
+    # the start (3) is nearer the end 1 (distance 2) than the nearest inner value 17 (14): added, the ends stay
+    assert F.sample_values(s, 5) == [1, 3, 17, 32, 48, 63]
+    s = _spec(widgets.FloatSlider(value=16.0, min=1.5, max=32.0, step=0.5))
+    # evenly, onto the 0.5 grid: 1.5, 9.125→9.0, 16.75→17.0, 24.375→24.5, 32.0; the start 16.0 replaces 17.0
+    assert F.sample_values(s, 5) == [1.5, 9.0, 16.0, 24.5, 32.0]
+
+
+def test_narrow_sliders_get_every_value_and_limits_narrow_the_range():
+    s = _spec(widgets.IntSlider(value=1, min=1, max=8))
+    assert F.sample_values(s, 17) == list(range(1, 9))
+    assert F.sample_values(s, 5, low=1, high=3) == [1, 2, 3], "a plot's limits() narrow the range"
+
+
+def test_log_slider_values_are_even_in_the_exponent():
+    s = _spec(widgets.FloatLogSlider(value=1e4, base=10, min=2, max=6))
+    assert F.sample_values(s, 5) == [100.0, 1000.0, 10000.0, 100000.0, 1000000.0]
+    assert F.sample_values(s, 5)[2] == 1e4  # the start exactly, not 10 ** 4.000000000001
+
+
+def test_menus_and_selection_sliders():
+    d = _spec(widgets.Dropdown(options=[("a", (0, 1)), ("b", (1, 0))], value=(1, 0)))
+    assert (d.kind, F.sample_values(d, 5), d.label_of((1, 0))) == ("dropdown", [(0, 1), (1, 0)], "b")
+    c = _spec(widgets.Checkbox(value=True))
+    assert (c.kind, F.sample_values(c, 5)) == ("checkbox", [False, True])
+    sel = _spec(widgets.SelectionSlider(options=list(range(10)), value=7))
+    assert F.sample_values(sel, 5) == [0, 2, 5, 7, 9]  # indices 0, 2.25→2, 4.5→5, 6.75→7, 9
+    with pytest.raises(TypeError, match="control 'x'"):
+        _spec(widgets.Text(value="no"))
+
+
+class _Grid(LivePlot):
+    """A cheap LivePlot for the grid rules: two sliders, a menu; the second slider's range ends at the first."""
+
+    defaults = {"a": 2, "b": 1, "m": "p"}
+
+    def build(self):
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(2, 1.5))
+        ax.set_title("grid")
+        (self.line,) = ax.plot([0, 1], [0, 0])
+        ax.set(xlim=(0, 1), ylim=(0, 20))
+        return fig
+
+    def redraw(self):
+        self.line.set_ydata([self.params["a"], self.params["b"] + (5 if self.params["m"] == "q" else 0)])
+
+    def limits(self):
+        return {"b": (1, int(self.params["a"]))}
+
+
+def _grid_controls():
+    return {
+        "a": widgets.IntSlider(value=2, min=1, max=9),
+        "b": widgets.IntSlider(value=1, min=1, max=9),
+        "m": widgets.Dropdown(options=["p", "q"], value="p"),
+    }
+
+
+def test_grid_is_the_product_when_it_fits_otherwise_one_slider_at_a_time():
+    plot = _Grid()
+    specs = [F.control_spec(n, w) for n, w in _grid_controls().items()]
+    # b's range ends at a's start (2): b ∈ {1, 2}; a ∈ 1…9 (9 values): product 2 menus × 9 × 2 = 36
+    big = F.frame_grid(plot, specs, budget=36)
+    assert big.product and len(big.combinations()) == 36
+    # budget 20: the product with a at n = 5 values is 2 × 5 × 2 = 20
+    mid = F.frame_grid(plot, specs, budget=20)
+    assert mid.product and mid.n == 5 and len(mid.combinations()) == 20
+    # budget 12: no product fits (2 × 5 × 2 = 20 at the floor); one slider at a time: 2 × (1 + 8 + 1) = 20 for
+    # n ≥ 9 … the floor n = 5 gives 2 × (1 + 4 + 1) = 12
+    small = F.frame_grid(plot, specs, budget=12)
+    assert not small.product and small.n == 5 and len(small.combinations()) == 12
+    for key in small.combinations():  # never two sliders away from their starts
+        values = small.values_at(key)
+        assert (values["a"] != 2) + (values["b"] != 1) <= 1, values
+    tiny = F.frame_grid(plot, specs, budget=3)
+    assert len(tiny.combinations()) == 12, "over budget even at the floor: the floor wins"
+    plot.close()
+
+
+def test_render_frame_clips_like_the_widget():
+    plot = AlibiBiasPlot()
+    try:
+        _, shown = F.render_frame(plot, {"n_heads": 2, "head": 8, "causal": True})
+        assert shown == {"n_heads": 2, "head": 2, "causal": True}, "the head slider ends at the number of heads"
+    finally:
+        plot.close()
+
+
+def test_encoded_frame_is_deterministic_and_close_to_the_full_colour_frame():
+    from PIL import Image
+
+    plot = AlibiReachPlot()
+    try:
+        png = plot.png()
+        a, b = F.encode_frame(png), F.encode_frame(png)
+        assert a == b
+        full = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
+        reduced = np.asarray(Image.open(io.BytesIO(a)).convert("RGB"), dtype=np.int16)
+        mean_error = float(np.abs(full - reduced).mean())
+        print(f"palette frame: {len(a)} bytes ({len(a) / len(png):.0%} of the full-colour PNG), "
+              f"mean error {mean_error:.2f} levels of 255")  # fmt: skip
+        assert mean_error < 3.0, f"mean error {mean_error:.2f} levels; bound 3"
+        assert len(a) < len(png)
+    finally:
+        plot.close()
+
+
+def test_value_encoding_round_trips():
+    for value in [(0, 1, 2), [1, (2, 3)], 1.5, True, "Self-Extend", None]:
+        assert F.decode_value(json.loads(json.dumps(F.encode_value(value)))) == value
+    assert F.encode_value(np.int64(3)) == 3
+    with pytest.raises(TypeError, match="ndarray"):
+        F.encode_value(np.zeros(2))
+
+
+def test_interact_records_frames_that_a_fresh_plot_draws_again(tmp_path, monkeypatch):
+    """The exactness the book relies on, on one figure: every recorded frame is what a fresh LivePlot draws."""
+    monkeypatch.setenv(F.FRAMES_ENV, str(tmp_path))
+    monkeypatch.setenv("POSLIB_BOOK_BUDGET", "12")
+    controls = {
+        "n_heads": widgets.IntSlider(value=8, min=1, max=64, description="number of heads n_h"),
+        "head": widgets.IntSlider(value=1, min=1, max=8, description="shown head h"),
+        "causal": widgets.Checkbox(value=True, description="causal"),
+    }
+    box = interact(AlibiBiasPlot(), caption="look", **controls)
+    box.plot.close()
+    (folder,) = sorted(tmp_path.glob("figure-*"))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["plot"] == "poslib.viz.alibi.AlibiBiasPlot" and manifest["rebuildable"]
+    assert [c["label"] for c in manifest["controls"]] == ["number of heads n_h", "shown head h", "causal"]
+    # budget 12 fits nothing: one slider at a time at the floor n = 5. n_heads: 1, 17, 33, 48, 64 and the start 8
+    # (nearer the end 1 than 17: added) = 6 values; head, 1…8 at n_heads = 8: 1, 3, 5, 6, 8 = 5 values.
+    # 2 checkbox states × (1 start + 5 other n_heads + 4 other heads) = 20
+    assert len(manifest["frames"]) == 20, len(manifest["frames"])
+    fresh = AlibiBiasPlot(**{k: F.decode_value(v) for k, v in manifest["params"].items()})
+    try:
+        for key, (file_index, labels, values) in manifest["frames"].items():
+            values = dict(zip([c["name"] for c in manifest["controls"]], map(F.decode_value, values), strict=True))
+            png, shown = F.render_frame(fresh, values)
+            assert shown == values, key
+            assert png == (folder / manifest["files"][file_index]).read_bytes(), f"frame {key} is not the code's"
+            assert labels == [f"{values['n_heads']:,}", f"{values['head']:,}", "on" if values["causal"] else "off"]
+    finally:
+        fresh.close()
+    start = manifest["frames"][manifest["start"]]
+    assert start[1] == ["8", "1", "on"], "the page opens at the notebook's starting values"
+
+
+def test_base_bound_frames_straddle_every_flip_between_passing_and_failing():
+    """09's base slider: frames on both sides of each narrow failing band, checked by a sum written out here."""
+    from poslib.viz.production import BaseBoundPlot
+
+    plot = BaseBoundPlot()
+    try:
+        bases = plot.frame_values()["base"]
+    finally:
+        plot.close()
+    delta = np.arange(BaseBoundPlot.context_len, dtype=np.float64)
+
+    def passes(b: float) -> bool:  # min over Δ of Σ_i cos(Δ · b^(−2i/d)) ≥ 0
+        theta = b ** (-np.arange(0, BaseBoundPlot.head_dim, 2) / BaseBoundPlot.head_dim)
+        return bool(np.cos(np.outer(delta, theta)).sum(axis=1).min() >= 0)
+
+    assert len(bases) >= 6 and len(bases) % 2 == 0, bases
+    pairs = list(zip(bases[::2], bases[1::2], strict=True))
+    for lo, hi in pairs:
+        assert hi - lo == 5.0, (lo, hi)
+        assert passes(lo) != passes(hi), f"no flip between {lo} and {hi}"
+    print(f"{len(pairs)} flips between passing and failing bases, at {[p[0] for p in pairs]}")
