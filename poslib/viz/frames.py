@@ -335,7 +335,7 @@ def _rebuildable(plot: Any, start_frame: bytes) -> bool:
     except Exception:  # a plot that needs data the notebook made (a trained table) cannot be rebuilt from its params
         return False
     try:
-        return encode_frame(fresh.png()) == start_frame
+        return render_frame(fresh, dict(plot.params))[0] == start_frame
     finally:
         fresh.close()
 

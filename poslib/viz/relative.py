@@ -207,7 +207,11 @@ class DebertaPlot(LivePlot):
         for key in ("c2p", "p2c"):
             self.ims[key].set_data(t[key])
             self.ims[key].set_clim(-lim, lim)
-        self.fig.suptitle(f"DeBERTa, clipping distance κ = {k}: pairs with |m − n| ≥ {k} share the end rows")
+        title = f"DeBERTa, clipping distance κ = {k}: pairs with |m − n| ≥ {k} share the end rows"
+        if self.fig._suptitle is None:  # set_text after the first: see RotatingPairsPlot.redraw
+            self.fig.suptitle(title)
+        else:
+            self.fig._suptitle.set_text(title)
 
     def redraw(self) -> None:
         self._set(self.terms())

@@ -100,7 +100,13 @@ class RotatingPairsPlot(LivePlot):
             k.set_data([0, tk[0]], [0, tk[1]])
             between = (off * th + np.pi) % (2 * np.pi) - np.pi
             text.set_text(f"mθ = {m * th:,.2f} rad\n= {m * th / (2 * np.pi):,.2f} turns\nkey→query {between:+.3f} rad")
-        self.fig.suptitle(rf"RoPE turns pair $i$ by $m\theta_i$: query at m = {m:,}, key at m − {off} = {m - off:,}")
+        # set_text, not fig.suptitle(): a second suptitle() call puts the title back at its default height,
+        # undoing the constrained layout's placement, so the first slider move would shift it
+        title = rf"RoPE turns pair $i$ by $m\theta_i$: query at m = {m:,}, key at m − {off} = {m - off:,}"
+        if self.fig._suptitle is None:
+            self.fig.suptitle(title)
+        else:
+            self.fig._suptitle.set_text(title)
 
 
 class RopeMatrixPlot(LivePlot):
