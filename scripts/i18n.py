@@ -41,7 +41,8 @@ MARKER = re.compile(r"^<!-- cell (\S+) en ([0-9a-f]{12}) -->$", re.M)
 HEADER = "<!-- Translation of {source} into {lang}: one block per English {unit}; python scripts/i18n.py -->"
 
 _DISPLAY_MATH = re.compile(r"\$\$.+?\$\$", re.S)
-_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(?:\\.|[^$\\\n])+?\$")
+# one line break may sit inside $…$ (the English wraps long formulas); a blank line may not
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(?:\\.|[^$\\\n]|\n(?![ \t]*\n))+?\$")
 _CODE = re.compile(r"(`+)(.+?)\1", re.S)
 _LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|\bhref=\"([^\"]+)\"")
 _ANCHOR = re.compile(r"\bid=\"([^\"]+)\"")
