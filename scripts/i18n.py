@@ -19,6 +19,13 @@ Commands:
                             (--update: also re-key stale blocks to the current English hash, keeping their text)
   check [PATH ...]          every problem, one line each; exit status 1 when there is one
   show PATH CELL            the English cell and its translation, one after the other
+  build [--out DIR]         write the Chinese notebooks (notebooks/zh/, not in git: generated) and documents
+                            (docs/zh/, in git so that README.zh-CN.md's links work on GitHub)
+
+The Chinese notebooks keep the English notebooks' code cells and stored outputs byte for byte (the outputs of
+exercise cells are the checkers' Chinese answers, poslib.i18n.translate_feedback); their markdown is the
+translation with its links made to work one folder deeper, and each translated heading carries the English
+heading's anchor, so links into a notebook (05_rope.ipynb#The-decay-bound) land on the same place.
 """
 
 from __future__ import annotations
@@ -27,16 +34,21 @@ import argparse
 import collections
 import hashlib
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "i18n"
 LANGS = ("zh",)
 DOCS = ("docs/glossary.md", "docs/notation.md")
-GENERATED = {"course-map"}  # cells scripts/course_map.py writes: generated in each language, never translated
+FRONT = "README.md"  # its translation is README.zh-CN.md, beside it (the Chinese front door, in git)
+# Cells generated in each language, never translated: the course map (scripts/course_map.py) and 01's notation
+# table (scripts/notation.py, from docs/notation.md, whose translation is i18n/<lang>/notation.md).
+GENERATED = {"course-map", "notation"}
 MARKER = re.compile(r"^<!-- cell (\S+) en ([0-9a-f]{12}) -->$", re.M)
 HEADER = "<!-- Translation of {source} into {lang}: one block per English {unit}; python scripts/i18n.py -->"
 
@@ -69,6 +81,8 @@ class Unit:
 
 def english_units(path: Path) -> list[Unit]:
     """The markdown cells of a notebook (by cell id), or the heading sections of a markdown document."""
+    if path == COURSE_SOURCE:
+        return course_units()
     if path.suffix == ".ipynb":
         nb = json.loads(path.read_text(encoding="utf-8"))
         return [
@@ -93,7 +107,7 @@ def doc_sections(text: str) -> list[str]:
 
 
 def translation_path(path: Path, lang: str) -> Path:
-    return I18N / lang / f"{path.stem}.md"
+    return I18N / lang / ("course.md" if path == COURSE_SOURCE else f"{path.stem}.md")  # README.md → README.md
 
 
 def read_blocks(path: Path) -> dict[str, tuple[str, str]]:
@@ -165,8 +179,9 @@ def compare(english: str, translated: str) -> list[str]:
 
 
 def sources() -> list[Path]:
-    """Everything that has a translation: the course's notebooks, then the documents."""
-    return [*sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), *(ROOT / d for d in DOCS)]
+    """Everything that has a translation: the course's notebooks, the documents, the course map's entries."""
+    docs = [ROOT / d for d in (*DOCS, FRONT)]
+    return [*sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), *docs, COURSE_SOURCE]
 
 
 def problems_of(path: Path, lang: str) -> list[str]:
@@ -188,14 +203,239 @@ def problems_of(path: Path, lang: str) -> list[str]:
     return [f"{path.relative_to(ROOT)} [{lang}]: {p}" for p in out]
 
 
+# ----------------------------------------------------------------------------- generated editions
+
+_MD_LINK = re.compile(r"(\]\(|\bhref=\")([^)\s\"]+)")
+
+
+def localize_link(target: str, lang: str, where: str) -> str:
+    """An English link target rewritten for a page one folder deeper (``where``: "notebooks" or "docs").
+
+    Links to other notebooks point at their translations (neighbours in notebooks/<lang>/), links to the
+    glossary and the notation page at theirs (docs/<lang>/), everything else one folder further up.
+    """
+    if re.match(r"^(?:[a-z]+:|#|/)", target):
+        return target
+    path, _, fragment = target.partition("#")
+    tail = f"#{fragment}" if fragment else ""
+    name = Path(path).name
+    if where == "notebooks":
+        if re.fullmatch(r"\d\d_[\w-]+\.ipynb", path):
+            return target
+        if path in ("../docs/glossary.md", "../docs/notation.md"):
+            return f"../../docs/{lang}/{name}{tail}"
+        return f"../{path}{tail}"
+    if where == "root":
+        if re.fullmatch(r"notebooks/\d\d_[\w-]+\.ipynb", path):
+            return f"notebooks/{lang}/{name}{tail}"
+        if path in ("docs/glossary.md", "docs/notation.md"):
+            return f"docs/{lang}/{name}{tail}"
+        if path == "README.zh-CN.md":
+            return f"README.md{tail}"
+        return target
+    if re.fullmatch(r"\.\./notebooks/\d\d_[\w-]+\.ipynb", path):
+        return f"../../notebooks/{lang}/{name}{tail}"
+    if path in ("glossary.md", "notation.md"):
+        return target
+    return f"../{path}{tail}"
+
+
+def localize_links(text: str, lang: str, where: str) -> str:
+    return _MD_LINK.sub(lambda m: m.group(1) + localize_link(m.group(2), lang, where), text)
+
+
+def heading_anchor(line: str) -> str:
+    """The id JupyterLab gives a markdown heading: its text, spaces as hyphens (what links to it use)."""
+    text = re.sub(r"^#+\s*", "", line).strip()
+    text = re.sub(r"<[^>]+>", "", text)
+    return text.replace(" ", "-")
+
+
+def with_english_anchors(english: str, translated: str) -> str:
+    """Each translated heading preceded by an anchor with the English heading's id (k-th heading for k-th)."""
+    def headings(text: str) -> list[int]:
+        out, fenced = [], False
+        lines = text.splitlines()
+        for k, line in enumerate(lines):
+            fenced ^= line.startswith("```")
+            if not fenced and re.match(r"^#{1,6}\s", line):
+                out.append(k)
+        return out
+
+    en_lines, zh_lines = english.splitlines(), translated.splitlines()
+    en_heads, zh_heads = headings(english), headings(translated)
+    anchors = [f'<a id="{heading_anchor(en_lines[k])}"></a>' for k in en_heads]
+    if len(en_heads) != len(zh_heads):
+        return "\n".join([*anchors, translated]) if anchors else translated
+    for k, anchor in sorted(zip(zh_heads, anchors, strict=True), reverse=True):
+        zh_lines.insert(k, anchor)
+    return "\n".join(zh_lines)
+
+
+def translated_markdown(path: Path, lang: str) -> dict[str, str]:
+    """cell id → the translated markdown of a notebook, ready for notebooks/<lang>/ (links, anchors)."""
+    blocks = read_blocks(translation_path(path, lang))
+    out = {}
+    for u in english_units(path):
+        if u.id in blocks:
+            out[u.id] = localize_links(with_english_anchors(u.source, blocks[u.id][1]), lang, "notebooks")
+    return out
+
+
+def translated_document(path: Path, lang: str) -> str:
+    """A markdown document's translation, joined from its sections, with links for where it is written."""
+    blocks = read_blocks(translation_path(path, lang))
+    parts = [blocks[u.id][1] if u.id in blocks else u.source for u in english_units(path)]
+    where = "root" if path == ROOT / FRONT else "docs"
+    return localize_links("\n\n".join(p.strip("\n") for p in parts) + "\n", lang, where)
+
+
+FRONT_DOORS = {"zh": "README.zh-CN.md"}
+
+
+def front_door_path(lang: str) -> Path:
+    """The translated README, beside the English one."""
+    return ROOT / FRONT_DOORS[lang]
+
+
+COURSE_SOURCE = ROOT / "scripts" / "course_map.py"  # its COURSE list: each notebook's title and objectives
+
+
+def course_units() -> list[Unit]:
+    """One unit per notebook of the course map: its title, a blank line, its objectives as a list."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import course_map
+
+    return [
+        Unit(entry.file[:2], "\n".join([entry.title, "", *(f"- {o}" for o in entry.objectives)]))
+        for entry in course_map.COURSE
+    ]
+
+
+def course_translation(lang: str) -> list[tuple[str, list[str]]]:
+    """(title, objectives) of every notebook in ``lang`` (English where a block is missing)."""
+    blocks = read_blocks(translation_path(COURSE_SOURCE, lang))
+    out = []
+    for u in course_units():
+        text = blocks[u.id][1] if u.id in blocks else u.source
+        title, _, rest = text.partition("\n")
+        out.append((title.strip(), [line[2:].strip() for line in rest.splitlines() if line.startswith("- ")]))
+    return out
+
+
+def course_map_cell(index: int, nb: Any, lang: str) -> str:
+    """Notebook ``index``'s course-map cell in Chinese: scripts/course_map.header's content, its numbers included.
+
+    Its reading time and counts are those of the English notebook (the estimate is made from English words).
+    """
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import course_map
+
+    course = course_translation(lang)
+    entry, last = course_map.COURSE[index], len(course_map.COURSE) - 1
+    r = course_map.reading(nb, entry.run_seconds)
+    n_ex = len(course_map.exercises.exercises(f"{index:02d}"))
+    total = 5 * math.ceil(r.minutes / 5)
+    files = [e.file for e in course_map.COURSE]
+    links = [
+        f"**{i:02d} {title} ◀ 你在这里**" if i == index else f"[{i:02d} {title}]({files[i]})"
+        for i, (title, _) in enumerate(course)
+    ]
+    prev = f"[← {index - 1:02d} {course[index - 1][0]}]({files[index - 1]})" if index > 0 else "← 起点"
+    nxt = f"[{index + 1:02d} {course[index + 1][0]} →]({files[index + 1]})" if index < last else "终点 →"
+    objectives = "\n".join(f"- {o}" for o in course[index][1])
+    extras = [f"{r.widgets} 个交互图"] if r.widgets else []
+    further = (
+        f"，以及可选的[延伸阅读](#{course_map.FURTHER_ID})（约 {math.ceil(r.further_minutes)} 分钟）"
+        if r.further_minutes
+        else ""
+    )
+    return (
+        f'<a id="{course_map.HEADER_ID}"></a>\n'
+        f"**笔记本 {index:02d} / {last:02d}** · {prev} · {nxt} · "
+        "[中英术语表 glossary](../docs/glossary.md) · [记号](../docs/notation.md) · "
+        f"[练习](#{course_map.EXERCISES_ID})\n\n"
+        f"<details open><summary>课程地图</summary>\n\n{' · '.join(links)}\n\n</details>\n\n"
+        f"**学完本篇，你能够**\n\n{objectives}\n\n"
+        f"**时间：**仔细读一遍约 {total} 分钟（按英文版估算：{r.prose_words + r.math_words} 个词、"
+        f"{r.code_lines} 行代码、" + "".join(f"{e}、" for e in extras) + f"运行约 {entry.run_seconds:.0f} 秒），"
+        f"外加 {n_ex} 道练习（约 {course_map.MINUTES_PER_EXERCISE * n_ex} 分钟）{further}。"
+    )
+
+
+def notation_cell(lang: str) -> str:
+    """01's notation cell in ``lang``: scripts/notation.cell_source of the translated notation page."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import notation
+
+    blocks = read_blocks(translation_path(ROOT / "docs" / "notation.md", lang))
+    units = english_units(ROOT / "docs" / "notation.md")
+    text = "\n\n".join((blocks[u.id][1] if u.id in blocks else u.source).strip("\n") for u in units)
+    cell = notation.cell_source(text).replace(notation.HEADING, "## 每篇笔记本通用的记号", 1)
+    english = notation.cell_source((ROOT / "docs" / "notation.md").read_text(encoding="utf-8"))
+    return localize_links(with_english_anchors(english, cell), lang, "notebooks")
+
+
+def translate_exercise_outputs(cell: Any) -> None:
+    """An exercise cell's stored answer ("not answered yet: …") as its checker gives it in Chinese."""
+    try:
+        from poslib.i18n import translate_feedback
+    except ImportError:  # the checkers' Chinese is not in yet: the stored English answer stays
+        return
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if "text/plain" in data:
+            data["text/plain"] = translate_feedback("".join(data["text/plain"]))
+
+
+def build(lang: str, out: Path) -> list[Path]:
+    """Write the translated notebooks into ``out`` and the translated documents into docs/<lang>/."""
+    import nbformat
+
+    written = []
+    docs = ROOT / "docs" / lang
+    docs.mkdir(parents=True, exist_ok=True)
+    for doc in DOCS:
+        target = docs / Path(doc).name
+        target.write_text(translated_document(ROOT / doc, lang), encoding="utf-8")
+        written.append(target)
+    front = front_door_path(lang)
+    front.write_text(translated_document(ROOT / FRONT, lang), encoding="utf-8")
+    written.append(front)
+    out.mkdir(parents=True, exist_ok=True)
+    zh_notation = read_blocks(translation_path(ROOT / "docs" / "notation.md", lang))
+    for index, path in enumerate(sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))):
+        nb = nbformat.read(path, as_version=4)
+        texts = translated_markdown(path, lang)
+        for cell in nb.cells:
+            if cell.cell_type == "markdown" and cell.get("id") == "course-map":
+                cell.source = localize_links(course_map_cell(index, nb, lang), lang, "notebooks")
+            elif cell.cell_type == "markdown" and cell.get("id") == "notation" and zh_notation:
+                cell.source = notation_cell(lang)
+            elif cell.cell_type == "markdown" and cell.get("id") in texts:
+                cell.source = texts[cell["id"]]
+            elif cell.cell_type == "code" and "exercise" in cell.metadata.get("tags", []):
+                translate_exercise_outputs(cell)
+        nb.metadata["language"] = lang
+        target = out / path.name
+        nbformat.write(nb, target)
+        written.append(target)
+    return written
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["status", "skeleton", "check", "show"])
+    parser.add_argument("command", choices=["status", "skeleton", "check", "show", "build"])
+    parser.add_argument("--out", type=Path, default=ROOT / "notebooks" / "zh", help="build: notebooks folder")
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--lang", default="zh", choices=LANGS)
     parser.add_argument("--update", action="store_true", help="skeleton: re-key stale blocks, keeping their text")
     args = parser.parse_args()
     paths = [p.resolve() for p in args.paths] or sources()
+    if args.command == "build":
+        written = build(args.lang, args.out.resolve())
+        print(f"wrote {len(written)} files: {', '.join(str(p.relative_to(ROOT)) for p in written[:3])} …")
+        return 0
     if args.command == "show":
         path, cell = args.paths[0].resolve(), str(args.paths[1])
         unit = next(u for u in english_units(path) if u.id == cell)
