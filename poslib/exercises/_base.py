@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from poslib.i18n import compose, translate, translate_message
+
 Floats = NDArray[np.float64]
 
 
@@ -28,9 +30,13 @@ class Feedback:
     ok: bool | None
     message: str
 
+    def __post_init__(self) -> None:
+        # A message a checker wrote whole (an exercise's diagnosis) in the checkers' language (poslib.i18n).
+        object.__setattr__(self, "message", translate_message(self.message))
+
     def __repr__(self) -> str:
         mark = {True: "correct", False: "not yet", None: "not answered yet"}[self.ok]
-        return f"{mark}: {self.message}"
+        return compose("{mark}: {message}", mark=mark, message=self.message)
 
 
 @dataclass(frozen=True)
@@ -87,8 +93,9 @@ def with_takeaway(check: Callable[[Any], Feedback], takeaway: str) -> Callable[[
     @functools.wraps(check)
     def graded(answer: Any) -> Feedback:
         feedback = check(answer)
-        if feedback.ok is True and takeaway not in feedback.message:
-            return Feedback(True, f"{feedback.message} {takeaway}")
+        said = translate(takeaway)
+        if feedback.ok is True and said not in feedback.message:
+            return Feedback(True, compose("{message} {takeaway}", message=feedback.message, takeaway=said))
         return feedback
 
     return graded
@@ -96,7 +103,7 @@ def with_takeaway(check: Callable[[Any], Feedback], takeaway: str) -> Callable[[
 
 def not_answered(what: str) -> Feedback:
     """The verdict for ``answer = None``: the stored notebooks run with every exercise open."""
-    return Feedback(None, f"replace `answer = None` with {what}.")
+    return Feedback(None, compose("replace `answer = None` with {what}.", what=what))
 
 
 Diagnosis = tuple[str, Any]
@@ -126,14 +133,17 @@ def _subject(name: str) -> str:
 
 
 def _shape_message(got: tuple[int, ...], want: tuple[int, ...], name: str) -> str:
-    who = _subject(name)
+    shapes = {"who": _subject(name), "got": str(got), "want": str(want)}
     if len(got) == len(want) and sorted(got) == sorted(want):
-        return f"shape: {who} has shape {got}, expected {want} (axes in the wrong order?)"
+        return compose("shape: {who} has shape {got}, expected {want} (axes in the wrong order?)", **shapes)
     if len(got) == len(want) and sum(abs(g - w) for g, w in zip(got, want, strict=True)) == 1:
-        return f"off by one: {who} has shape {got}, expected {want} (one entry too many or too few)"
+        return compose("off by one: {who} has shape {got}, expected {want} (one entry too many or too few)", **shapes)
     if int(np.prod(got)) == int(np.prod(want)):
-        return f"shape: {who} has shape {got}, expected {want} (the right number of entries, arranged differently)"
-    return f"shape: {who} has shape {got}, expected {want}"
+        return compose(
+            "shape: {who} has shape {got}, expected {want} (the right number of entries, arranged differently)",
+            **shapes,
+        )
+    return compose("shape: {who} has shape {got}, expected {want}", **shapes)
 
 
 def check_array(
@@ -157,17 +167,23 @@ def check_array(
     got = _as_floats(answer)
     who = _subject(name)
     if got is None:
-        return Feedback(False, f"type: {who} should be numbers, got {type(answer).__name__}")
+        return Feedback(
+            False, compose("type: {who} should be numbers, got {type}", who=who, type=type(answer).__name__)
+        )
     for explanation, wrong in diagnoses:
         if _close(got, np.asarray(wrong, dtype=np.float64), rtol, atol) and not _close(got, want, rtol, atol):
             return Feedback(False, explanation)
     if got.shape != want.shape:
         return Feedback(False, _shape_message(got.shape, want.shape, name))
     if _close(got, want, rtol, atol):
-        return Feedback(True, f"{who} is right.")
+        return Feedback(True, compose("{who} is right.", who=who))
     if not np.all(np.isfinite(got) | np.isinf(want)):
         return Feedback(
-            False, f"{who} contains inf or nan where the expected value is finite (a division by zero or log of ≤ 0?)"
+            False,
+            compose(
+                "{who} contains inf or nan where the expected value is finite (a division by zero or log of ≤ 0?)",
+                who=who,
+            ),
         )
     return Feedback(False, _generic_slip(got, want, name))
 
@@ -203,7 +219,7 @@ def _index_shift(got: Floats, want: Floats, name: str) -> str | None:
 
         if _close(part(want, 0, n - 1), part(want, 1, n), 1e-6, 1e-9):
             continue
-        along = f" along axis {axis}" if want.ndim > 1 else ""
+        along = compose(" along axis {axis}", axis=str(axis)) if want.ndim > 1 else ""
         for got_part, want_part, later in (
             (part(got, 0, n - 1), part(want, 1, n), True),
             (part(got, 1, n), part(want, 0, n - 1), False),
@@ -214,11 +230,19 @@ def _index_shift(got: Floats, want: Floats, name: str) -> str | None:
                 why = "your entry k is the expected entry k + 1: did the index start at 1 instead of 0?"
             else:
                 why = "your entry k is the expected entry k − 1: did the index start at −1, one step behind?"
-            slip = f"off by one: {who} is the expected values shifted by one place{along} ({why})"
             ratio = _constant_ratio(got, want)
+            also = ""
             if ratio is not None:
-                slip += f"; in this geometric sequence that is also {ratio:.3g} × the expected value"
-            return slip
+                also = compose(
+                    "; in this geometric sequence that is also {ratio} × the expected value", ratio=f"{ratio:.3g}"
+                )
+            return compose(
+                "off by one: {who} is the expected values shifted by one place{along} ({why}){also}",
+                who=who,
+                along=along,
+                why=why,
+                also=also,
+            )
     return None
 
 
@@ -227,28 +251,36 @@ def _generic_slip(got: Floats, want: Floats, name: str) -> str:
     finite = np.isfinite(want)
     g, w = got[finite], want[finite]
     if _close(-got, want, 1e-6, 1e-9):
-        return f"sign: {who} is the negative of the expected value"
+        return compose("sign: {who} is the negative of the expected value", who=who)
     if got.ndim == 2 and got.shape[0] == got.shape[1] and _close(got.T, want, 1e-6, 1e-9):
-        return f"transposed: {who} has rows and columns swapped"
+        return compose("transposed: {who} has rows and columns swapped", who=who)
     for factor, units in ((180 / np.pi, "degrees, expected radians"), (np.pi / 180, "radians, expected degrees")):
         if np.allclose(g, w * factor, rtol=1e-6, atol=1e-9) and np.any(w != 0):
-            return f"units: {who} looks like {units}"
+            return compose("units: {who} looks like {units}", who=who, units=units)
     shifted = _index_shift(got, want, name)  # before the factor: a shifted geometric sequence is also one
     if shifted is not None:
         return shifted
     ratio = _constant_ratio(got, want)
     if ratio is not None and abs(ratio - 1) < 5e-3:  # "1 × the expected value" would explain nothing
-        return (
-            f"rounding: {who} is {100 * abs(ratio - 1):.2g} % off the expected value, outside the tolerance; "
-            "compute it rather than typing a rounded number"
+        return compose(
+            "rounding: {who} is {percent} % off the expected value, outside the tolerance; "
+            "compute it rather than typing a rounded number",
+            who=who,
+            percent=f"{100 * abs(ratio - 1):.2g}",
         )
     if ratio is not None:
-        return f"scale: {who} is {ratio:.3g} × the expected value (a missing or extra constant factor?)"
+        return compose(
+            "scale: {who} is {ratio} × the expected value (a missing or extra constant factor?)",
+            who=who,
+            ratio=f"{ratio:.3g}",
+        )
     err = np.abs(got - want)
     err[~finite] = 0.0
     where = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
-    at = f" at entry {', '.join(str(int(i)) for i in where)}" if where else ""
-    return f"values: {who} differs from the expected value by up to {_plain(float(err.max()))}{at}"
+    at = compose(" at entry {entry}", entry=", ".join(str(int(i)) for i in where)) if where else ""
+    return compose(
+        "values: {who} differs from the expected value by up to {err}{at}", who=who, err=_plain(float(err.max())), at=at
+    )
 
 
 def _plain(x: float) -> str:
@@ -268,16 +300,28 @@ def check_int(
         return not_answered(what)
     who = _subject(name)
     if isinstance(answer, bool) or not isinstance(answer, int | np.integer):
-        return Feedback(False, f"type: {who} should be a whole number, got {type(answer).__name__}")
+        return Feedback(
+            False, compose("type: {who} should be a whole number, got {type}", who=who, type=type(answer).__name__)
+        )
     if int(answer) == expected:
-        return Feedback(True, f"{who} is right.")
+        return Feedback(True, compose("{who} is right.", who=who))
     for explanation, wrong in diagnoses:
         if int(answer) == wrong:
             return Feedback(False, explanation)
     if abs(int(answer) - expected) == 1:
         more = "one more" if int(answer) > expected else "one fewer"
-        return Feedback(False, f"off by one: {who}, {int(answer)}, is {more} than the expected count")
-    return Feedback(False, f"values: {who}, {int(answer)}, is not the expected count")
+        return Feedback(
+            False,
+            compose(
+                "off by one: {who}, {value}, is {more} than the expected count",
+                who=who,
+                value=str(int(answer)),
+                more=more,
+            ),
+        )
+    return Feedback(
+        False, compose("values: {who}, {value}, is not the expected count", who=who, value=str(int(answer)))
+    )
 
 
 def _pow10(v: Any) -> Any:
@@ -301,7 +345,18 @@ def log_slips(x: Any, right: str, unit: str, *, inverse: bool = False) -> list[D
     for name, (log, exp, gives) in LOGS.items():
         if name != right:
             wrong = exp(x) if inverse else log(x)
-            slips.append((f"units: that uses the {name} ({gives}); {unit} need the {right}", wrong))
+            slips.append(
+                (
+                    compose(
+                        "units: that uses the {log} ({gives}); {unit} need the {right}",
+                        log=name,
+                        gives=gives,
+                        unit=unit,
+                        right=right,
+                    ),
+                    wrong,
+                )
+            )
     return slips
 
 

@@ -1,0 +1,229 @@
+"""The language the exercise checkers answer in, and their Chinese.
+
+The Chinese notebooks (``notebooks/zh/``) run the English notebooks' code cells byte for byte, so the
+language cannot come from the code: ``language()`` reads it from the environment variable ``POSLIB_LANG``
+("en" or "zh") or, when that is unset, from the working directory (a kernel started for
+``notebooks/zh/05_rope.ipynb`` runs in ``notebooks/zh``).
+
+The Chinese is a catalogue, ``i18n/zh/exercises.md``: plain text, one block per English phrase::
+
+    <!-- en: off by one: the offsets are 0 … 20 (21 values, the first one is 0) -->
+    差一：偏移量是 0 … 20（共 21 个值，第一个是 0）
+
+A phrase is matched exactly, else with every number in it (``21``, ``0.5``, ``62,832``, ``1.01e9``) read as
+a placeholder: the entry above also answers "the offsets are 0 … 30 (31 values, …)", with the numbers put back
+in the order they come. The Chinese of an entry therefore holds the English numbers in the English order. An
+entry whose English has fields in braces (``replace `answer = None` with {what}.``) is a template: the
+checkers fill it with :func:`compose`, and :func:`translate_feedback` reads a finished English message back
+into its template and fields to give the Chinese of a stored notebook output.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+LANGUAGES = ("en", "zh")
+CATALOGUE = Path(__file__).resolve().parent.parent / "i18n" / "zh" / "exercises.md"
+
+# A number as the messages write it: 21, 0.5, 62,832, 1.01e9, 1.99e−4 (digits only: ₂ and ⁴ are not numbers).
+NUMBER = re.compile(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:e[−+-]?[0-9]+)?")
+PLACEHOLDER = "{n}"
+_BLOCK = re.compile(r"^<!-- en: (.*?) -->$", re.MULTILINE)
+_FIELD = re.compile(r"\{(?!n\})([a-z_]+)\}")
+# Template fields that hold a value (a shape, a number, a type's or an error's name), never translated; every
+# other field holds a phrase, translated when the message is composed.
+VALUE_FIELDS = frozenset({"got", "want", "type", "value", "ratio", "percent", "err", "entry", "axis", "shape"})
+# Fields that hold a message composed from a template in its turn (read back recursively); the other phrase
+# fields hold a catalogue phrase.
+COMPOSED_FIELDS = frozenset({"message", "along", "also", "at"})
+_CODE = re.compile(r"`[^`]*`")
+
+
+def language() -> str:
+    """The language the checkers answer in: "zh" or "en".
+
+    ``POSLIB_LANG`` decides when it is set ("en" or "zh"; anything else is a ValueError). When it is unset
+    (or empty), the answer is "zh" if the working directory lies in a folder ``zh`` directly under a folder
+    ``notebooks`` (``…/notebooks/zh``, or below it), else "en".
+    """
+    chosen = os.environ.get("POSLIB_LANG", "")
+    if chosen:
+        if chosen not in LANGUAGES:
+            raise ValueError(f"POSLIB_LANG must be one of {', '.join(LANGUAGES)} (or unset), got {chosen!r}")
+        return chosen
+    try:
+        parts = Path.cwd().parts
+    except OSError:  # the working directory was removed
+        return "en"
+    return "zh" if any(a == "notebooks" and b == "zh" for a, b in itertools.pairwise(parts)) else "en"
+
+
+def _placeheld(text: str) -> list[str]:
+    """The numbers and ``{n}`` placeholders of ``text``, in order."""
+    return [m.group(0) for m in re.finditer(rf"{re.escape(PLACEHOLDER)}|{NUMBER.pattern}", text)]
+
+
+def _shape(text: str) -> str:
+    """``text`` with every number (and every ``{n}`` already there) replaced by ``{n}``."""
+    return NUMBER.sub(PLACEHOLDER, text)
+
+
+def read_catalogue(path: Path = CATALOGUE) -> dict[str, str]:
+    """The catalogue file's entries, English → Chinese, checked: the Chinese keeps the English numbers in order.
+
+    A missing file is an empty catalogue (the checkers then answer in English).
+    """
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    markers = list(_BLOCK.finditer(text))
+    entries: dict[str, str] = {}
+    for k, marker in enumerate(markers):
+        end = markers[k + 1].start() if k + 1 < len(markers) else len(text)
+        english, chinese = marker.group(1), text[marker.end() : end].strip()
+        if not chinese:
+            raise ValueError(f"{path.name}: no Chinese for {english!r}")
+        if english in entries:
+            raise ValueError(f"{path.name}: {english!r} is listed twice")
+        if _placeheld(english) != _placeheld(chinese):
+            raise ValueError(
+                f"{path.name}: the Chinese of {english!r} must keep its numbers in order: "
+                f"{_placeheld(english)} in English, {_placeheld(chinese)} in Chinese"
+            )
+        if sorted(_FIELD.findall(english)) != sorted(_FIELD.findall(chinese)):
+            raise ValueError(f"{path.name}: the Chinese of {english!r} must keep its fields {_FIELD.findall(english)}")
+        entries[english] = chinese
+    return entries
+
+
+@functools.cache
+def _catalogue() -> tuple[dict[str, str], dict[str, str]]:
+    """The catalogue, loaded once: (exact English → Chinese, English with ``{n}`` for numbers → Chinese)."""
+    exact = read_catalogue()
+    shaped: dict[str, str] = {}
+    for english, chinese in exact.items():
+        key = _shape(english)
+        if shaped.setdefault(key, chinese) != chinese and _shape(shaped[key]) != _shape(chinese):
+            raise ValueError(f"{CATALOGUE.name}: two entries read as {key!r} with different Chinese")
+    return exact, shaped
+
+
+def _find(text: str) -> str | None:
+    """The Chinese of ``text`` from the catalogue (exact, else with its numbers as placeholders), or None."""
+    exact, shaped = _catalogue()
+    if text in exact:
+        return exact[text]
+    chinese = shaped.get(_shape(text))
+    if chinese is None:
+        return None
+    numbers = iter(NUMBER.findall(text))
+    return re.sub(rf"{re.escape(PLACEHOLDER)}|{NUMBER.pattern}", lambda _: next(numbers), chinese)
+
+
+def translate(text: str, lang: str | None = None) -> str:
+    """``text`` in ``lang`` (default :func:`language`): the catalogue's Chinese for an English phrase.
+
+    The phrase is matched exactly, else with its numbers as placeholders (the numbers are put back in
+    order). A phrase the catalogue lacks, and any phrase in English, comes back unchanged.
+    """
+    lang = language() if lang is None else lang
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
+    if lang == "en" or not text:
+        return text
+    found = _find(text)
+    return text if found is None else found
+
+
+def compose(template: str, **fields: str) -> str:
+    """``template`` filled with ``fields``, in the checkers' language.
+
+    In Chinese the template is the catalogue's and each phrase field is translated (the fields named in
+    ``VALUE_FIELDS``, values such as shapes and numbers, are inserted as they are); in English this is
+    exactly ``template.format(**fields)``.
+    """
+    lang = language()
+    if lang == "en":
+        return template.format(**fields)
+    filled = {k: v if k in VALUE_FIELDS else translate(v, lang) for k, v in fields.items()}
+    return translate(template, lang).format(**filled)
+
+
+def _plain_enough(text: str) -> bool:
+    """No letter outside code spans: a piece such as "(16,)", "`q`" or "" needs no translation.
+
+    (Chinese is letters too: a piece already in Chinese is not read as a value.)"""
+    return not any(c.isalpha() for c in _CODE.sub("", text))
+
+
+@functools.cache
+def _templates() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """The catalogue's templates: (English, its literal parts, its fields), the longest literal text first."""
+    found = []
+    for english in _catalogue()[0]:
+        fields = tuple(_FIELD.findall(english))
+        if fields:
+            found.append((english, tuple(_FIELD.split(english)[::2]), fields))
+    return tuple(sorted(found, key=lambda t: -sum(map(len, t[1]))))
+
+
+def _splits(text: str, literals: tuple[str, ...], start: int = 0) -> Iterator[list[str]]:
+    """Every way to read ``text[start:]`` as field, literal, field, … (the first literal already matched)."""
+    head, rest = literals[0], literals[1:]
+    if not rest:
+        if text.endswith(head) and len(text) - len(head) >= start:
+            yield [text[start : len(text) - len(head)]]
+        return
+    at = text.find(head, start)
+    while at >= 0:
+        for tail in _splits(text, rest, at + len(head)):
+            yield [text[start:at], *tail]
+        at = text.find(head, at + 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def to_chinese(text: str) -> str | None:
+    """The Chinese of an English message: a catalogue phrase, or a template filled with known pieces; else None."""
+    found = _find(text)
+    if found is not None:
+        return found
+    for english, literals, fields in _templates():
+        if not (text.startswith(literals[0]) and text.endswith(literals[-1])):
+            continue
+        # the catalogue phrases first: they are cheap and fix where a composed piece ends
+        order = sorted(range(len(fields)), key=lambda k: fields[k] in COMPOSED_FIELDS)
+        for values in _splits(text, literals[1:], len(literals[0])):
+            filled: dict[str, str] = {}
+            for k in order:
+                field, value = fields[k], values[k]
+                if field in VALUE_FIELDS or _plain_enough(value):
+                    piece: str | None = value
+                else:
+                    piece = to_chinese(value) if field in COMPOSED_FIELDS else _find(value)
+                if piece is None:
+                    break
+                filled[field] = piece
+            else:
+                return _catalogue()[0][english].format(**filled)
+    return None
+
+
+def translate_message(text: str, lang: str | None = None) -> str:
+    """A checker's finished message in ``lang`` (default :func:`language`): read back into its catalogue
+    phrase or template when it is English (unchanged when the catalogue cannot read it)."""
+    lang = language() if lang is None else lang
+    if lang == "en" or not text:
+        return text
+    found = to_chinese(text)
+    return text if found is None else found
+
+
+def translate_feedback(text: str) -> str:
+    """A stored English exercise output (a ``Feedback`` repr such as "not answered yet: replace `answer =
+    None` with a 2 × 2 matrix.") as the checker prints it in Chinese for the same answer."""
+    return translate_message(text, "zh")
