@@ -88,9 +88,9 @@ class Page:
 # ----------------------------------------------------------------------------- pages
 
 
-def _markdown_page(slug: str, path: Path) -> Page:
-    """A markdown file as a one-cell notebook, so it gets the same template, navigation and MathJax."""
-    text = path.read_text(encoding="utf-8")
+def _markdown_page(slug: str, path: Path, text: str | None = None) -> Page:
+    """A markdown file (or ``text`` made from it) as a one-cell notebook: same template, navigation and MathJax."""
+    text = path.read_text(encoding="utf-8") if text is None else text
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), slug)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
     return Page(slug, title, nb, str(path.relative_to(ROOT)))
@@ -222,7 +222,7 @@ def _lead_sentence(markdown: str) -> str:
     return lead if len(lead) <= 220 else lead[:219].rsplit(" ", 1)[0] + "…"
 
 
-def prepare(page: Page, frames: list[FrameSet] | None = None) -> Any:
+def prepare(page: Page, frames: list[FrameSet] | None = None, lang: str = "en") -> Any:
     """A copy of the page's notebook ready for nbconvert: widget outputs become notes, every PNG gets alt text.
 
     With ``frames`` (one per widget output, in order, from :func:`record_frames`), each widget output and the
@@ -268,7 +268,7 @@ def prepare(page: Page, frames: list[FrameSet] | None = None) -> Any:
                     )
                 width = out.get("metadata", {}).get("image/png", {}).get("width")
                 alt = f"Figure for “{heading}”" + (f": {lead}" if lead else "")
-                html_block = live_figure(frame_set.manifest, alt, width, f"live-{widget_index}")
+                html_block = live_figure(frame_set.manifest, alt, width, f"live-{widget_index}", lang)
                 outputs.append(nbformat.v4.new_output("display_data", data={"text/html": html_block}))
                 continue
             if WIDGET_VIEW in data:
@@ -355,7 +355,28 @@ def _json_for_script(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
 
 
-def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str) -> str:
+LIVE_TEXT = {
+    "en": {
+        "look": "What to look for:",
+        "reset": "reset",
+        "reset_title": "back to the starting values",
+        "values": "values",
+        "note": "Drawn when the book was built: {n} distinct frames by the notebook's own code. Each slider jumps "
+        "between its sampled values; the readout shows the value a frame was drawn at.",
+        "one": " Sliders move one at a time: moving one returns the other sliders to their starting values.",
+    },
+    "zh": {
+        "look": "看什么：",
+        "reset": "复位",
+        "reset_title": "回到初始值",
+        "values": "个取值",
+        "note": "这些画面在生成本书时由笔记本自己的代码画出，共 {n} 帧。滑块在采样值之间跳动；读数显示该帧所用的值。",
+        "one": "滑块一次只动一个：移动其中一个时，其他滑块回到初始值。",
+    },
+}
+
+
+def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str, lang: str = "en") -> str:
     """The HTML of one interactive figure without a kernel: controls as plain inputs, a reset button, the caption,
     the frame at the starting values, a note on how the frames were drawn, and the data frames.js reads."""
     start = [int(i) for i in manifest["start"].split(",")]
@@ -393,21 +414,15 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str)
                 f'value="{index}" aria-valuetext="{shown}">'
                 f'<output class="book-value" for="{cid}">{shown}</output>'
                 f'<span class="book-range">{html.escape(slider["labels"][0])} … {html.escape(slider["labels"][-1])}, '
-                f"{len(slider['labels'])} values</span></div>"
+                f"{len(slider['labels'])} {LIVE_TEXT[lang]['values']}</span></div>"
             )
-    rows.append('<button type="button" class="book-reset" title="back to the starting values">reset</button>')
+    text = LIVE_TEXT[lang]
+    rows.append(f'<button type="button" class="book-reset" title="{text["reset_title"]}">{text["reset"]}</button>')
     caption = manifest.get("caption", "")
-    caption_html = f'<p class="book-caption"><i>What to look for:</i> {html.escape(caption)}</p>' if caption else ""
+    caption_html = f'<p class="book-caption"><i>{text["look"]}</i> {html.escape(caption)}</p>' if caption else ""
     one_at_a_time = manifest["grid"] != "product"
-    note = (
-        f"Drawn when the book was built: {len(manifest['files'])} distinct frames by the notebook's own code. "
-        "Each slider jumps between its sampled values; the readout shows the value a frame was drawn at."
-        + (
-            " Sliders move one at a time: moving one returns the other sliders to their starting values."
-            if one_at_a_time
-            else ""
-        )
-    )
+    note = text["note"].format(n=len(manifest["files"])) + (text["one"] if one_at_a_time else "")
+    root = "" if lang == "en" else "../"
     size = f' width="{int(width)}"' if width else ""
     keys = ("plot", "params", "rebuildable", "controls", "contexts", "files", "frames", "start", "grid")
     data = {k: manifest[k] for k in keys}  # plot and params: tests/browser/test_book.py draws frames again
@@ -415,7 +430,7 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str)
         f'<div class="book-live" id="{uid}" role="group" '
         f'aria-label="{html.escape("Interactive figure: " + alt, quote=True)}">'
         f'<div class="book-live-controls">{"".join(rows)}</div>{caption_html}'
-        f'<img class="book-live-frame" src="{FRAMES_DIR}/{html.escape(manifest["files"][first[0]])}"{size} '
+        f'<img class="book-live-frame" src="{root}{FRAMES_DIR}/{html.escape(manifest["files"][first[0]])}"{size} '
         f'alt="{html.escape(alt, quote=True)}" data-alt="{html.escape(alt, quote=True)}">'
         f'<p class="book-live-note">{html.escape(note)}</p>'
         f'<script type="application/json" class="book-live-data">{_json_for_script(data)}</script></div>'
@@ -425,26 +440,55 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str)
 # ----------------------------------------------------------------------------- rendering
 
 
-def _exporter() -> HTMLExporter:
+def _exporter(root: str = "") -> HTMLExporter:
     exporter = HTMLExporter(
-        template_name=TEMPLATE_NAME, extra_template_basedirs=[str(TEMPLATES)], mathjax_url=MATHJAX_URL
+        template_name=TEMPLATE_NAME, extra_template_basedirs=[str(TEMPLATES)], mathjax_url=root + MATHJAX_URL
     )
     exporter.exclude_input_prompt = True  # "In [12]:" counts mean nothing to a reader of a book
     exporter.exclude_output_prompt = True
     return exporter
 
 
-def _rewrite_links(body: str) -> str:
-    """Links between notebooks and to the docs point at the book's own pages."""
+_ZH_LINK = re.compile(
+    r'href="(?:\.\./\.\./notebooks/zh/)?(\d\d_\w+)\.ipynb(#[^"]*)?"|href="(?:\.\./\.\./docs/zh/)?(glossary|notation)\.md(#[^"]*)?"'
+)
+
+
+def _rewrite_links(body: str, lang: str = "en") -> str:
+    """Links between notebooks and to the docs point at the book's own pages (of the same edition)."""
+    if lang == "zh":
+        return _ZH_LINK.sub(lambda m: f'href="{m.group(1) or m.group(3)}.html{m.group(2) or m.group(4) or ""}"', body)
     body = _NOTEBOOK_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body)
     return _DOC_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body)
 
 
-def _nav(pages: list[Page], i: int) -> dict[str, Any]:
+# The two editions: English at the book's root, Chinese in zh/ (scripts/i18n.py writes its notebooks and documents).
+LANGS = ("en", "zh")
+LABELS = {
+    "en": {"contents": "Contents", "glossary": "Glossary", "notation": "Notation", "position": "({} of {})"},
+    "zh": {"contents": "目录", "glossary": "术语表", "notation": "记号", "position": "（第 {} 页，共 {} 页）"},
+}
+
+
+def _nav(pages: list[Page], i: int, lang: str = "en") -> dict[str, Any]:
     def link(j: int) -> dict[str, str] | None:
         return {"href": pages[j].href, "title": pages[j].title} if 0 <= j < len(pages) else None
 
-    return {"prev": link(i - 1), "next": link(i + 1), "position": i + 1, "count": len(pages)}
+    href = pages[i].href
+    switch = (
+        {"href": f"zh/{href}", "lang": "zh-CN", "label": "中文"}
+        if lang == "en"
+        else {"href": f"../{href}", "lang": "en", "label": "English"}
+    )
+    return {
+        "prev": link(i - 1),
+        "next": link(i + 1),
+        "position": i + 1,
+        "count": len(pages),
+        "root": "" if lang == "en" else "../",
+        "labels": LABELS[lang],
+        "switch": switch,
+    }
 
 
 @dataclass(frozen=True)
@@ -615,6 +659,7 @@ def build(
         path = out / page.href
         path.write_text(bodies[page.slug], encoding="utf-8")
         written.append(path)
+    written += write_chinese_edition(out, live)  # before the contents page, whose stated size counts it
     sections = {s: _sections(b) for s, b in bodies.items()}
     live_count = sum(b.count('class="book-live"') for b in bodies.values())
     figures = sum(len(_PNG_IMG.findall(b)) for b in bodies.values()) + live_count
@@ -633,6 +678,78 @@ def build(
         index_bytes = len(body.encode("utf-8"))
     (out / index.href).write_text(body, encoding="utf-8")
     return [out / index.href, *written]
+
+
+def _i18n_tool() -> Any:
+    """scripts/i18n.py as a module (it writes the Chinese notebooks and documents)."""
+    import importlib.util
+
+    if "i18n_tool" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "scripts" / "i18n.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["i18n_tool"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["i18n_tool"]
+
+
+def _chinese_contents(notebooks: list[Page], sections: dict[str, list[tuple[str, str]]]) -> str:
+    lines = [
+        "# 位置编码：交互式课程（中文版）",
+        "",
+        "Transformer 和大语言模型怎样知道一个 token 在哪里？本课程用推导、图和检验来回答，共"
+        f" {len(notebooks)} 篇笔记本，请按顺序阅读。本书呈现的是它们最近一次运行的结果和全部图；无需安装，也无需联网。"
+        "公式、代码和图中的标签与英文版相同。要亲自运行代码：安装本项目（`pip install -r requirements.txt`），"
+        "运行 `python scripts/i18n.py build` 生成中文笔记本，然后在仓库目录中执行"
+        f" `{OPEN_COMMAND.replace('notebooks/00_tour', 'notebooks/zh/00_tour')}`。",
+        "",
+        "## 目录",
+        "",
+    ]
+    for page in notebooks:
+        lines.append(f"- [{page.title}]({page.href})")
+        lines.extend(f"    - [{title}]({page.href}#{anchor})" for anchor, title in sections.get(page.slug, []))
+    lines += ["", "## 参考", "", "- [中英术语表](glossary.html)", "- [记号：各篇笔记本所用的符号](notation.html)"]
+    return "\n".join(lines) + "\n"
+
+
+def write_chinese_edition(out: Path, live: dict[str, list[FrameSet]]) -> list[Path]:
+    """The Chinese pages in ``out``/zh/, from scripts/i18n.py's notebooks and documents; frames shared."""
+    tool = _i18n_tool()
+    folder = out / "zh"
+    folder.mkdir()
+    with tempfile.TemporaryDirectory(prefix="book-zh-") as tmp:
+        tool.build("zh", Path(tmp), documents=False)
+        nb_pages = [
+            Page(p.stem, "", nbformat.read(p, as_version=4), f"notebooks/zh/{p.name}")
+            for p in sorted(Path(tmp).glob("[0-9][0-9]_*.ipynb"))
+        ]
+    for page in nb_pages:
+        page.title = _notebook_title(page.nb, page.slug)
+    index = Page("index", "目录", nbformat.v4.new_notebook(), "the course")
+    docs = [
+        _markdown_page(slug, DOCS / f"{slug}.md", tool.translated_document(DOCS / f"{slug}.md", "zh"))
+        for slug in ("glossary", "notation")
+    ]
+    pages = [index, *nb_pages, *docs]
+    exporter = _exporter("../")
+    bodies: dict[str, str] = {}
+    for i, page in enumerate(pages):
+        if page is index:
+            continue
+        nav = _nav(pages, i, "zh") | {"live": page.slug in live}
+        body, _ = exporter.from_notebook_node(prepare(page, live.get(page.slug), "zh"), resources={"book": nav})
+        bodies[page.slug] = _rewrite_links(body, "zh")
+    sections = {s: _sections(b) for s, b in bodies.items()}
+    index.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(_chinese_contents(nb_pages, sections))])
+    body, _ = exporter.from_notebook_node(prepare(index, lang="zh"), resources={"book": _nav(pages, 0, "zh")})
+    bodies["index"] = body
+    written = []
+    for slug, body in bodies.items():
+        path = folder / f"{slug}.html"
+        path.write_text(body, encoding="utf-8")
+        written.append(path)
+    return written
 
 
 def main() -> None:

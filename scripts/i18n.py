@@ -200,7 +200,8 @@ def problems_of(path: Path, lang: str) -> list[str]:
         out += [f"cell {u.id}: {p}" for p in compare(u.source, text)]
     extra = set(blocks) - {u.id for u in units}
     out += [f"block {i} translates no English cell (removed?)" for i in sorted(extra)]
-    return [f"{path.relative_to(ROOT)} [{lang}]: {p}" for p in out]
+    name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    return [f"{name} [{lang}]: {p}" for p in out]
 
 
 # ----------------------------------------------------------------------------- generated editions
@@ -253,6 +254,7 @@ def heading_anchor(line: str) -> str:
 
 def with_english_anchors(english: str, translated: str) -> str:
     """Each translated heading preceded by an anchor with the English heading's id (k-th heading for k-th)."""
+
     def headings(text: str) -> list[int]:
         out, fenced = [], False
         lines = text.splitlines()
@@ -357,7 +359,7 @@ def course_map_cell(index: int, nb: Any, lang: str) -> str:
         f"[练习](#{course_map.EXERCISES_ID})\n\n"
         f"<details open><summary>课程地图</summary>\n\n{' · '.join(links)}\n\n</details>\n\n"
         f"**学完本篇，你能够**\n\n{objectives}\n\n"
-        f"**时间：**仔细读一遍约 {total} 分钟（按英文版估算：{r.prose_words + r.math_words} 个词、"
+        f"**时间**：仔细读一遍约 {total} 分钟（按英文版估算：{r.prose_words + r.math_words} 个词、"
         f"{r.code_lines} 行代码、" + "".join(f"{e}、" for e in extras) + f"运行约 {entry.run_seconds:.0f} 秒），"
         f"外加 {n_ex} 道练习（约 {course_map.MINUTES_PER_EXERCISE * n_ex} 分钟）{further}。"
     )
@@ -388,20 +390,22 @@ def translate_exercise_outputs(cell: Any) -> None:
             data["text/plain"] = translate_feedback("".join(data["text/plain"]))
 
 
-def build(lang: str, out: Path) -> list[Path]:
-    """Write the translated notebooks into ``out`` and the translated documents into docs/<lang>/."""
+def build(lang: str, out: Path, documents: bool = True) -> list[Path]:
+    """Write the translated notebooks into ``out`` and (``documents``) the documents into docs/<lang>/ and the
+    README beside the English one."""
     import nbformat
 
     written = []
-    docs = ROOT / "docs" / lang
-    docs.mkdir(parents=True, exist_ok=True)
-    for doc in DOCS:
-        target = docs / Path(doc).name
-        target.write_text(translated_document(ROOT / doc, lang), encoding="utf-8")
-        written.append(target)
-    front = front_door_path(lang)
-    front.write_text(translated_document(ROOT / FRONT, lang), encoding="utf-8")
-    written.append(front)
+    if documents:
+        docs = ROOT / "docs" / lang
+        docs.mkdir(parents=True, exist_ok=True)
+        for doc in DOCS:
+            target = docs / Path(doc).name
+            target.write_text(translated_document(ROOT / doc, lang), encoding="utf-8")
+            written.append(target)
+        front = front_door_path(lang)
+        front.write_text(translated_document(ROOT / FRONT, lang), encoding="utf-8")
+        written.append(front)
     out.mkdir(parents=True, exist_ok=True)
     zh_notation = read_blocks(translation_path(ROOT / "docs" / "notation.md", lang))
     for index, path in enumerate(sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))):

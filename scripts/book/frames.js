@@ -11,6 +11,7 @@
     const controls = data.controls;
     const img = root.querySelector("img.book-live-frame");
     const baseAlt = img.getAttribute("data-alt") || img.alt;
+    const folder = img.getAttribute("src").replace(/[^/]*$/, "");  // "frames/", or "../frames/" in zh/
     const start = data.start.split(",").map(Number);
     const state = {};
     const rows = {};
@@ -39,7 +40,7 @@
     function show() {
       const frame = data.frames[key()];
       if (!frame) return false;
-      img.src = "frames/" + data.files[frame[0]];
+      img.src = folder + data.files[frame[0]];
       const described = [];
       controls.forEach((c, i) => {
         const input = rows[c.name].querySelector(".book-input");

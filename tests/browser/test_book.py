@@ -35,6 +35,7 @@ sys.modules["build_book"] = build_book  # dataclasses look their module up there
 _spec.loader.exec_module(build_book)
 
 SLUGS = build_book.page_slugs()
+ZH_SLUGS = [f"zh/{s}" for s in SLUGS]  # the Chinese edition: the same pages in zh/
 MATHJAX_MS = 30_000  # typesetting the longest page on the shared 2-core machine takes a few seconds
 
 # Text nodes a reader sees in rendered prose (code and outputs keep their dollars: they are code).
@@ -110,7 +111,7 @@ def _live_figures(path: Path) -> list[dict]:
 
 
 def _expected_figures(slug: str) -> int:
-    path = REPO / "notebooks" / f"{slug}.ipynb"
+    path = REPO / "notebooks" / f"{slug.removeprefix('zh/')}.ipynb"
     if not path.is_file():
         return 0
     nb = json.loads(path.read_text())
@@ -118,7 +119,7 @@ def _expected_figures(slug: str) -> int:
 
 
 def _expected_widgets(slug: str) -> int:
-    path = REPO / "notebooks" / f"{slug}.ipynb"
+    path = REPO / "notebooks" / f"{slug.removeprefix('zh/')}.ipynb"
     if not path.is_file():
         return 0
     nb = json.loads(path.read_text())
@@ -142,7 +143,7 @@ def _open_offline(page, url: str) -> list[str]:
     return blocked
 
 
-@pytest.mark.parametrize("slug", SLUGS)
+@pytest.mark.parametrize("slug", SLUGS + ZH_SLUGS)
 def test_page_reads_offline(book: Path, page, slug: str) -> None:
     path = book / f"{slug}.html"
     assert path.is_file(), f"the build wrote no {path.name}"
@@ -190,13 +191,25 @@ def test_page_reads_offline(book: Path, page, slug: str) -> None:
             if anchor not in ids:
                 problems.append(f"link {link['raw']!r}: no id {anchor!r} in {target.name}")
 
-    # Previous/next follow the course order, at the top and the bottom of the page.
-    i = SLUGS.index(slug)
+    # Previous/next follow the course order, at the top and the bottom of the page; the language switch leads to
+    # the same page in the other edition.
+    order = ZH_SLUGS if slug.startswith("zh/") else SLUGS
+    i = order.index(slug)
     for rel, j in (("prev", i - 1), ("next", i + 1)):
         hrefs = [link["raw"] for link in links if link["nav"] and rel in link["rel"]]
         want = [f"{SLUGS[j]}.html"] * 2 if 0 <= j < len(SLUGS) else []
         if hrefs != want:
             problems.append(f"{rel} links {hrefs}, expected {want}")
+
+    other = f"../{slug[3:]}.html" if slug.startswith("zh/") else f"zh/{slug}.html"
+    switches = page.evaluate(
+        "() => Array.from(document.querySelectorAll('a.book-lang')).map(a => a.getAttribute('href'))"
+    )
+    if switches != [other, other]:
+        problems.append(f"language switch links {switches}, expected {other} at the top and the bottom")
+    chinese = len(re.findall(r"[\u4e00-\u9fff]", text))
+    if slug.startswith("zh/") and chinese < 100:
+        problems.append(f"a Chinese page with {chinese} Chinese characters")
 
     if blocked:
         problems.append(f"the page asked the network for {blocked[:3]}")
@@ -277,8 +290,8 @@ def test_contents_page_counts_what_the_build_holds(book: Path) -> None:
     assert build_book.OPEN_COMMAND in text
 
 
-def _pages_with_frames(book: Path) -> list[str]:
-    return [s for s in SLUGS if (book / f"{s}.html").is_file() and _live_figures(book / f"{s}.html")]
+def _pages_with_frames(book: Path, slugs: list[str] = SLUGS) -> list[str]:
+    return [s for s in slugs if (book / f"{s}.html").is_file() and _live_figures(book / f"{s}.html")]
 
 
 def _frame_problems(book: Path) -> tuple[int, list[str], list[str]]:
@@ -344,7 +357,8 @@ def _check_state(state: dict, where: str) -> list[str]:
     problems = []
     if state["frame"] is None:
         return [f"{where}: no frame for key {state['key']}"]
-    want_src = f"{build_book.FRAMES_DIR}/{state['files'][state['frame'][0]]}"
+    root = "../" if state["src"].startswith("../") else ""
+    want_src = f"{root}{build_book.FRAMES_DIR}/{state['files'][state['frame'][0]]}"
     if state["src"] != want_src:
         problems.append(f"{where}: shows {state['src']}, the frame of {state['key']} is {want_src}")
     if state["values"] != state["frame"][1]:
@@ -352,11 +366,11 @@ def _check_state(state: dict, where: str) -> list[str]:
     return problems
 
 
-def _control_problems(book: Path, page) -> tuple[int, list[str]]:
+def _control_problems(book: Path, page, slugs: list[str] = SLUGS) -> tuple[int, list[str]]:
     """Move every control of every figure with the keyboard, then reset; returns (moves, problems)."""
     problems: list[str] = []
     moves = 0
-    for slug in _pages_with_frames(book):
+    for slug in _pages_with_frames(book, slugs):
         blocked = _open_offline(page, (book / f"{slug}.html").as_uri())
         roots = page.locator(".book-live")
         for k in range(roots.count()):
@@ -398,7 +412,9 @@ def _control_problems(book: Path, page) -> tuple[int, list[str]]:
 def test_controls_move_the_frames_offline(book: Path, page) -> None:
     """On every page with frames: each control, moved with the keyboard, shows the right frame and value; reset
     goes back to the start; nothing is asked of the network."""
-    moves, problems = _control_problems(book, page)
+    # every page of the English edition, and the first Chinese page with frames (the same script and data)
+    zh = _pages_with_frames(book, ZH_SLUGS)[:1]
+    moves, problems = _control_problems(book, page, SLUGS + zh)
     print(f"{moves} keyboard moves checked")
     assert moves, "no control was moved"
     assert not problems, "\n".join(problems)

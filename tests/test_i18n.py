@@ -1,0 +1,153 @@
+"""The Chinese edition is held to the English text (scripts/i18n.py; issue 28).
+
+Every markdown cell of every notebook (and every section of the glossary, the notation page, the README and the
+course map's entries) has a translation keyed by the cell's id and the hash of the English it translates; an
+edit to the English without its translation fails, naming the cell. Each translation keeps the English cell's
+formulas, code spans, link targets, anchors and digits. The generated notebooks keep the English code cells and
+outputs byte for byte, and every link in them resolves.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "scripts" / "i18n.py")
+i18n = importlib.util.module_from_spec(_spec)
+sys.modules["i18n_tool"] = i18n
+_spec.loader.exec_module(i18n)
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("path", i18n.sources(), ids=lambda p: p.name)
+def test_every_block_matches_its_english_cell(path: Path) -> None:
+    problems = i18n.problems_of(path, "zh")
+    assert not problems, "\n".join(problems)
+
+
+def test_an_english_edit_without_its_translation_fails_naming_the_cell(tmp_path: Path) -> None:
+    source = ROOT / "notebooks" / "03_sinusoidal.ipynb"
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "markdown" and c["id"] == "ef122b51")
+    cell["source"] = "".join(cell["source"]) + " One more English sentence."
+    edited = tmp_path / source.name
+    edited.write_text(json.dumps(nb), encoding="utf-8")
+    problems = i18n.problems_of(edited, "zh")
+    assert any("cell ef122b51 changed since it was translated" in p for p in problems), problems
+    assert len(problems) == 1, problems
+
+
+@pytest.mark.parametrize(
+    ("english", "translated", "complaint"),
+    [
+        ("With $m\\theta_i$ the pair turns.", "这一对转过 $m\\theta$。", "formulas differ"),
+        ("Pair 31 turns once in 47,000 tokens.", "第 31 对每 47,001 个 token 转一圈。", "numbers differ"),
+        ("See [notebook 05](05_rope.ipynb#notation).", "见[笔记本 05](05_rope.ipynb)。", "link targets differ"),
+        ("Call `poslib.apply_rope` here.", "在这里调用 `poslib.rope`。", "code spans differ"),
+        ('<a id="exercises"></a> Exercises', '<a id="练习"></a> 练习', "anchors (id=) differ"),
+        ("The score depends on the offset only.", "The score depends on the offset only.", "no Chinese"),
+    ],
+)
+def test_a_translation_that_changes_what_it_must_keep_is_caught(english: str, translated: str, complaint: str):
+    problems = i18n.compare(english, translated)
+    assert any(complaint in p for p in problems), problems
+
+
+def test_a_faithful_translation_passes_and_a_wrapped_formula_is_a_formula():
+    english = "The pair $0 \\le m - n\n\\le m$ turns, and 16,384 tokens fit in `rope_theta`."
+    translated = "这一对 $0 \\le m - n \\le m$ 会转动，`rope_theta` 中能放下 16,384 个 token。"
+    assert i18n.compare(english, translated) == []
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Chinese notebooks, generated into a temporary folder (docs/zh/ and README.zh-CN.md are rewritten)."""
+    out = tmp_path_factory.mktemp("zh")
+    i18n.build("zh", out)
+    return out
+
+
+def _english_notebooks() -> list[Path]:
+    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("english", _english_notebooks(), ids=lambda p: p.stem[:2])
+def test_generated_notebook_runs_like_the_english_one(built: Path, english: Path) -> None:
+    """Same cells in the same order; code cells and their outputs byte for byte (exercise answers in Chinese)."""
+    en = json.loads(english.read_text(encoding="utf-8"))
+    zh = json.loads((built / english.name).read_text(encoding="utf-8"))
+    assert [(c["id"], c["cell_type"]) for c in zh["cells"]] == [(c["id"], c["cell_type"]) for c in en["cells"]]
+    for a, b in zip(en["cells"], zh["cells"], strict=True):
+        if a["cell_type"] == "code":
+            assert a["source"] == b["source"], f"code cell {a['id']} differs"
+            if "exercise" not in a["metadata"].get("tags", []):
+                assert a["outputs"] == b["outputs"], f"outputs of code cell {a['id']} differ"
+            else:  # the checker's answer in Chinese (tests/test_exercise_i18n.py runs each cell to prove it)
+                from poslib.i18n import translate_feedback
+
+                en_text = ["".join(o["data"]["text/plain"]) for o in a["outputs"] if "text/plain" in o.get("data", {})]
+                zh_text = ["".join(o["data"]["text/plain"]) for o in b["outputs"] if "text/plain" in o.get("data", {})]
+                assert zh_text == [translate_feedback(t) for t in en_text], f"exercise cell {a['id']}"
+        elif a["cell_type"] == "markdown":
+            text = "".join(b["source"])
+            assert CJK.search(text) or not re.search(r"[A-Za-z]{4,}", "".join(a["source"])), (
+                f"markdown cell {a['id']} of {english.name} has no Chinese"
+            )
+
+
+def _anchors(nb: dict) -> set[str]:
+    ids = set()
+    for c in nb["cells"]:
+        if c["cell_type"] != "markdown":
+            continue
+        text = "".join(c["source"])
+        ids |= set(re.findall(r'\bid="([^"]+)"', text))
+        ids |= {i18n.heading_anchor(line) for line in text.splitlines() if re.match(r"^#{1,6}\s", line)}
+    return ids
+
+
+def test_every_link_of_the_chinese_edition_resolves(built: Path) -> None:
+    """Relative links from notebooks/zh/, docs/zh/ and README.zh-CN.md name files that exist, and anchors in them."""
+    problems = []
+    pages: list[tuple[Path, str, Path]] = []  # (where it will live, its text, the file read)
+    for path in sorted(built.glob("*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+        pages.append((ROOT / "notebooks" / "zh" / path.name, text, path))
+    for path in [*(ROOT / "docs" / "zh").glob("*.md"), ROOT / "README.zh-CN.md"]:
+        if path.is_file():
+            pages.append((path, path.read_text(encoding="utf-8"), path))
+    checked = 0
+    for home, text, _ in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"^(?:[a-z]+:|/)", target):
+                continue
+            file, _, anchor = target.partition("#")
+            dest = home if not file else (home.parent / file).resolve()
+            if dest.parent == ROOT / "notebooks" / "zh":
+                dest = built / dest.name  # the generated copy stands in for notebooks/zh/
+            checked += 1
+            if not dest.exists():
+                problems.append(f"{home.relative_to(ROOT)}: {target} → no such file")
+            elif anchor and dest.suffix == ".ipynb" and anchor not in _anchors(json.loads(dest.read_text())):
+                problems.append(f"{home.relative_to(ROOT)}: {target} → no anchor {anchor!r}")
+    print(f"{checked} links checked")
+    assert checked > 100 and not problems, "\n".join(problems[:30])
+
+
+def test_committed_chinese_documents_are_the_generated_ones(built: Path) -> None:
+    """docs/zh/*.md and README.zh-CN.md are in git (their links work on GitHub): they must be what build writes."""
+    for doc in (*i18n.DOCS, i18n.FRONT):
+        source = ROOT / doc
+        target = i18n.front_door_path("zh") if doc == i18n.FRONT else ROOT / "docs" / "zh" / source.name
+        assert target.is_file(), f"{target.relative_to(ROOT)} is missing: python scripts/i18n.py build"
+        assert target.read_text(encoding="utf-8") == i18n.translated_document(source, "zh"), (
+            f"{target.relative_to(ROOT)} is stale: python scripts/i18n.py build"
+        )
