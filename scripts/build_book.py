@@ -450,7 +450,7 @@ def _exporter(root: str = "") -> HTMLExporter:
 
 
 _ZH_LINK = re.compile(
-    r'href="(?:\.\./\.\./notebooks/zh/)?(\d\d_\w+)\.ipynb(#[^"]*)?"|href="(?:\.\./\.\./docs/zh/)?(glossary|notation)\.md(#[^"]*)?"'
+    r'href="(?:\.\./\.\./notebooks/(?:zh/)?)?(\d\d_\w+)\.ipynb(#[^"]*)?"|href="(?:\.\./\.\./docs/zh/)?(glossary|notation)\.md(#[^"]*)?"'
 )
 
 

@@ -23,7 +23,7 @@ Commands:
                             (docs/zh/, in git so that README.zh-CN.md's links work on GitHub)
 
 The Chinese notebooks keep the English notebooks' code cells and stored outputs byte for byte (the outputs of
-exercise cells are the checkers' Chinese answers, poslib.i18n.translate_feedback); their markdown is the
+exercise cells are the checkers' Chinese answers, poslib.exercises.i18n.translate_feedback); their markdown is the
 translation with its links made to work one folder deeper, and each translated heading carries the English
 heading's anchor, so links into a notebook (05_rope.ipynb#The-decay-bound) land on the same place.
 """
@@ -212,8 +212,9 @@ _MD_LINK = re.compile(r"(\]\(|\bhref=\")([^)\s\"]+)")
 def localize_link(target: str, lang: str, where: str) -> str:
     """An English link target rewritten for a page one folder deeper (``where``: "notebooks" or "docs").
 
-    Links to other notebooks point at their translations (neighbours in notebooks/<lang>/), links to the
-    glossary and the notation page at theirs (docs/<lang>/), everything else one folder further up.
+    From a generated notebook, links to other notebooks point at their translations (neighbours in
+    notebooks/<lang>/) and links to the glossary and the notation page at theirs (docs/<lang>/); from a
+    document in git, notebook links stay on the English notebooks (in git); everything else moves one folder up.
     """
     if re.match(r"^(?:[a-z]+:|#|/)", target):
         return target
@@ -226,16 +227,14 @@ def localize_link(target: str, lang: str, where: str) -> str:
         if path in ("../docs/glossary.md", "../docs/notation.md"):
             return f"../../docs/{lang}/{name}{tail}"
         return f"../{path}{tail}"
+    # Files in git (README.zh-CN.md, docs/zh/) link only to files in git: the English notebooks, since the
+    # Chinese ones are generated (notebooks/zh/ is not committed). The book maps these links to its Chinese pages.
     if where == "root":
-        if re.fullmatch(r"notebooks/\d\d_[\w-]+\.ipynb", path):
-            return f"notebooks/{lang}/{name}{tail}"
         if path in ("docs/glossary.md", "docs/notation.md"):
             return f"docs/{lang}/{name}{tail}"
         if path == "README.zh-CN.md":
             return f"README.md{tail}"
         return target
-    if re.fullmatch(r"\.\./notebooks/\d\d_[\w-]+\.ipynb", path):
-        return f"../../notebooks/{lang}/{name}{tail}"
     if path in ("glossary.md", "notation.md"):
         return target
     return f"../{path}{tail}"
@@ -381,7 +380,7 @@ def notation_cell(lang: str) -> str:
 def translate_exercise_outputs(cell: Any) -> None:
     """An exercise cell's stored answer ("not answered yet: …") as its checker gives it in Chinese."""
     try:
-        from poslib.i18n import translate_feedback
+        from poslib.exercises.i18n import translate_feedback
     except ImportError:  # the checkers' Chinese is not in yet: the stored English answer stays
         return
     for output in cell.get("outputs", []):

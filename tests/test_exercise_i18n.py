@@ -1,7 +1,7 @@
 """The exercise checkers answer in the notebook's language (issue 28): in Chinese with POSLIB_LANG=zh or in a
 ``notebooks/zh`` working directory, every message Chinese with no English sentence left over; in English,
 exactly the messages the English notebooks store. A stored English answer turns into the Chinese one the
-checker gives (poslib.i18n.translate_feedback, which writes the Chinese notebooks' outputs)."""
+checker gives (poslib.exercises.i18n.translate_feedback, which writes the Chinese notebooks' outputs)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import re
 import numpy as np
 import pytest
 
-from poslib import exercises, i18n
+from poslib import exercises
+from poslib.exercises import i18n
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ALL = [(nb, ex) for nb in exercises.NOTEBOOKS for ex in exercises.exercises(nb)]

@@ -15,8 +15,8 @@ import pytest
 
 from poslib.viz import frames as F
 from poslib.viz import interact
-from poslib.viz._live import LivePlot
-from poslib.viz.alibi import AlibiBiasPlot, AlibiReachPlot
+from poslib.viz._live import LivePlot, _widen, all_live_plots
+from poslib.viz.alibi import AlibiBiasPlot
 
 widgets = pytest.importorskip("ipywidgets")
 
@@ -43,6 +43,20 @@ def test_narrow_sliders_get_every_value_and_limits_narrow_the_range():
     assert F.sample_values(s, 5, low=1, high=3) == [1, 2, 3], "a plot's limits() narrow the range"
 
 
+def test_readouts_read_as_in_the_notebook():
+    """After interact's widening: a float slider of step 0.125 reads 0.125; a long slider's number box, 4096."""
+    fine = widgets.FloatSlider(value=0.25, min=0.125, max=1.0, step=0.125)
+    _widen(fine, widgets, 10)
+    assert _spec(fine).label_of(0.125) == "0.125"
+    long = widgets.IntSlider(value=12, min=0, max=4096)
+    _widen(long, widgets, 10)  # more than 256 steps: the readout is hidden and a number box shows the value
+    assert _spec(long).label_of(4096) == "4096"
+    base = widgets.FloatSlider(value=2500, min=1820, max=3720, step=5)
+    _widen(base, widgets, 10)
+    assert _spec(base).label_of(2670.0) == "2670"
+    assert _spec(widgets.IntSlider(value=8, min=1, max=64)).label_of(16384) == "16384"  # plain widget: "d"
+
+
 def test_log_slider_values_are_even_in_the_exponent():
     s = _spec(widgets.FloatLogSlider(value=1e4, base=10, min=2, max=6))
     assert F.sample_values(s, 5) == [100.0, 1000.0, 10000.0, 100000.0, 1000000.0]
@@ -56,6 +70,8 @@ def test_menus_and_selection_sliders():
     assert (c.kind, F.sample_values(c, 5)) == ("checkbox", [False, True])
     sel = _spec(widgets.SelectionSlider(options=list(range(10)), value=7))
     assert F.sample_values(sel, 5) == [0, 2, 5, 7, 9]  # indices 0, 2.25→2, 4.5→5, 6.75→7, 9
+    off = _spec(widgets.SelectionSlider(options=list(range(10)), value=6))
+    assert F.sample_values(off, 5) == [0, 2, 5, 6, 7, 9], "a start off the spread is added"
     with pytest.raises(TypeError, match="control 'x'"):
         _spec(widgets.Text(value="no"))
 
@@ -110,6 +126,53 @@ def test_grid_is_the_product_when_it_fits_otherwise_one_slider_at_a_time():
     plot.close()
 
 
+class _MenuLimits(_Grid):
+    """b's range depends on the menu; a names a value where its picture changes fast."""
+
+    defaults = {"a": 500, "b": 1, "m": "p"}
+
+    def limits(self):
+        return {"b": (1, 3 if self.params["m"] == "p" else 9)}
+
+    def frame_values(self):
+        return {"a": [123]}
+
+
+def test_grid_takes_the_plots_fast_values_and_each_menu_choices_range():
+    plot = _MenuLimits()
+    specs = [
+        F.control_spec("a", widgets.IntSlider(value=500, min=0, max=1000)),
+        F.control_spec("b", widgets.IntSlider(value=1, min=1, max=9)),
+        F.control_spec("m", widgets.Dropdown(options=["p", "q"], value="p")),
+    ]
+    grid = F.frame_grid(plot, specs, budget=1000)
+    for context in [(0,), (1,)]:
+        assert 123 in grid.contexts[context]["a"], "the plot's frame_values are drawn"
+    assert max(grid.contexts[(0,)]["b"]) == 3 and max(grid.contexts[(1,)]["b"]) == 9, grid.contexts
+    plot.close()
+
+
+def test_recorded_labels_are_the_clipped_values(tmp_path):
+    """A requested value the plot's limits() clip is stored, and labelled, as the value the frame was drawn at."""
+    controls = {
+        "a": widgets.IntSlider(value=2, min=1, max=9, description="a"),
+        "b": widgets.IntSlider(value=1, min=1, max=9, description="b"),
+        "m": widgets.Dropdown(options=["p", "q"], value="p", description="m"),
+    }
+    controls["b"].max = 9  # the product below asks for b up to a's start value only; widen it to ask for more
+    plot = _Grid()
+    folder = F.record_frames(plot, controls, "", tmp_path, budget=36)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    clipped = 0
+    for key, (_, labels, values) in manifest["frames"].items():
+        a, b, _m = values
+        assert b <= a, f"frame {key} stored b = {b} above a = {a}"
+        assert labels[:2] == [f"{a:,}", f"{b:,}"], (key, labels, values)
+        clipped += key.split(",")[1] != "0" and b == 1
+    assert manifest["redrawn"] == 3
+    plot.close()
+
+
 def test_render_frame_clips_like_the_widget():
     plot = AlibiBiasPlot()
     try:
@@ -119,10 +182,12 @@ def test_render_frame_clips_like_the_widget():
         plot.close()
 
 
-def test_encoded_frame_is_deterministic_and_close_to_the_full_colour_frame():
+@pytest.mark.parametrize("cls", all_live_plots(), ids=lambda c: c.__name__)
+def test_encoded_frame_is_deterministic_and_close_to_the_full_colour_frame(cls):
+    """Every figure's palette frame against its full-colour PNG (the docstring states the bound: 3 levels)."""
     from PIL import Image
 
-    plot = AlibiReachPlot()
+    plot = cls()
     try:
         png = plot.png()
         a, b = F.encode_frame(png), F.encode_frame(png)
@@ -130,7 +195,7 @@ def test_encoded_frame_is_deterministic_and_close_to_the_full_colour_frame():
         full = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
         reduced = np.asarray(Image.open(io.BytesIO(a)).convert("RGB"), dtype=np.int16)
         mean_error = float(np.abs(full - reduced).mean())
-        print(f"palette frame: {len(a)} bytes ({len(a) / len(png):.0%} of the full-colour PNG), "
+        print(f"{cls.__name__}: palette frame {len(a)} bytes ({len(a) / len(png):.0%} of the full-colour PNG), "
               f"mean error {mean_error:.2f} levels of 255")  # fmt: skip
         assert mean_error < 3.0, f"mean error {mean_error:.2f} levels; bound 3"
         assert len(a) < len(png)

@@ -90,7 +90,7 @@ def test_generated_notebook_runs_like_the_english_one(built: Path, english: Path
             if "exercise" not in a["metadata"].get("tags", []):
                 assert a["outputs"] == b["outputs"], f"outputs of code cell {a['id']} differ"
             else:  # the checker's answer in Chinese (tests/test_exercise_i18n.py runs each cell to prove it)
-                from poslib.i18n import translate_feedback
+                from poslib.exercises.i18n import translate_feedback
 
                 en_text = ["".join(o["data"]["text/plain"]) for o in a["outputs"] if "text/plain" in o.get("data", {})]
                 zh_text = ["".join(o["data"]["text/plain"]) for o in b["outputs"] if "text/plain" in o.get("data", {})]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from poslib.i18n import compose, translate, translate_message
+from poslib.exercises.i18n import compose, translate, translate_message
 
 Floats = NDArray[np.float64]
 
@@ -31,7 +31,7 @@ class Feedback:
     message: str
 
     def __post_init__(self) -> None:
-        # A message a checker wrote whole (an exercise's diagnosis) in the checkers' language (poslib.i18n).
+        # A message a checker wrote whole (an exercise's diagnosis) in the checkers' language (poslib.exercises.i18n).
         object.__setattr__(self, "message", translate_message(self.message))
 
     def __repr__(self) -> str:

@@ -11,8 +11,8 @@ The grid, one rule for every figure:
    ``n`` of them evenly spread when it has more. A numeric slider: ``n`` values evenly spread over its range
    (over the exponent for a log slider), snapped to its step; where the range is narrower, every value.
    The notebook's starting value is always one of them, and a plot may add values where its picture changes
-   fast (:meth:`~poslib.viz.LivePlot.frame_values`). A slider's range is the widget's, narrowed by the plot's
-   ``limits()`` as ``interact`` narrows it, for each choice of the menus (dropdowns and checkboxes).
+   fast (:meth:`~poslib.viz.LivePlot.frame_values`). A slider's range is the widget's, replaced by the plot's
+   ``limits()`` as ``interact`` replaces it, for each choice of the menus (dropdowns and checkboxes).
 2. **Which combinations.** The full product of the values when it has at most ``budget`` frames (the largest
    ``n`` from :data:`MIN_VALUES` to :data:`MAX_VALUES` that fits). Otherwise every choice of the menus times
    *one slider at a time* (each slider through its values, the other sliders at their starting values), again
@@ -74,7 +74,7 @@ class ControlSpec:
     step: float = 1.0
     base: float = 10.0
     integer: bool = False
-    readout: str = ""  # Python format spec of the widget's readout
+    readout: str = ""  # Python format spec of the widget's readout; "" when a number box shows the value instead
 
     @property
     def is_menu(self) -> bool:
@@ -86,7 +86,14 @@ class ControlSpec:
             return self.labels[self.values.index(value)]
         if self.kind == "checkbox":
             return "on" if value else "off"
-        return format(int(value) if self.integer else float(value), self.readout or ("," if self.integer else ".2f"))
+        if not self.readout:  # interact's number box beside a long slider: the bare value (4096, 2670, 0.125)
+            return str(int(value)) if self.integer else f"{float(value):g}"
+        return format(int(value) if self.integer else float(value), self.readout)
+
+
+def _readout(widget: Any) -> str:
+    """The widget's readout format, or "" when its readout is hidden (``interact`` shows a number box then)."""
+    return str(widget.readout_format) if getattr(widget, "readout", True) else ""
 
 
 def control_spec(name: str, widget: Any) -> ControlSpec:
@@ -103,13 +110,13 @@ def control_spec(name: str, widget: Any) -> ControlSpec:
     if kind == "FloatLogSlider":
         return ControlSpec(
             name, "log_slider", label, float(widget.value), low=float(widget.min), high=float(widget.max),
-            step=float(widget.step), base=float(widget.base), readout=str(widget.readout_format),
+            step=float(widget.step), base=float(widget.base), readout=_readout(widget),
         )  # fmt: skip
     if kind in ("IntSlider", "FloatSlider"):
         integer = kind == "IntSlider"
         return ControlSpec(
             name, "slider", label, widget.value, low=float(widget.min), high=float(widget.max), step=float(widget.step),
-            integer=integer, readout=str(widget.readout_format),
+            integer=integer, readout=_readout(widget),
         )  # fmt: skip
     raise TypeError(f"control {name!r}: the book cannot draw frames for a {kind} (sliders, dropdowns, checkboxes)")
 
@@ -367,10 +374,12 @@ def record_frames(plot: Any, controls: dict[str, Any], caption: str, folder: Pat
         labels = [s.label_of(shown[s.name]) if s.name in shown else "" for s in specs]
         frames[",".join(map(str, key))] = [files[digest], labels, [encode_value(shown[s.name]) for s in specs]]
     start_png, _ = render_frame(plot, start)
+    redrawn = _redraw_check(plot, grid, frames, files, out)
     manifest = {
         "plot": f"{type(plot).__module__}.{type(plot).__qualname__}",
         "params": {k: encode_value(v) for k, v in plot.params.items()},
         "rebuildable": _rebuildable(plot, start_png),
+        "redrawn": redrawn,
         "caption": caption,
         "budget": budget,
         "grid": "product" if grid.product else "one slider at a time",
@@ -397,6 +406,28 @@ def record_frames(plot: Any, controls: dict[str, Any], caption: str, folder: Pat
     }
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=0), encoding="utf-8")
     return out
+
+
+def _redraw_check(
+    plot: Any, grid: FrameGrid, frames: dict[str, list[Any]], files: dict[str, int], out: Path, count: int = 3
+) -> int:
+    """Draw ``count`` frames again, each after a different one, with the notebook's own plot; they must be the
+    files already written (a picture that depends on what was drawn before would differ). Returns ``count``.
+
+    This is the one exactness check a plot holding the notebook's data (02's trained table) gets: it cannot be
+    rebuilt from its parameters outside the kernel.
+    """
+    keys = list(frames)
+    picks = [keys[len(keys) * k // count] for k in range(count)] if keys else []
+    names = [f"{d}.png" for d in files]
+    for before, key in zip(reversed(picks), picks, strict=True):
+        render_frame(plot, grid.values_at(tuple(int(i) for i in before.split(","))))
+        png, _ = render_frame(plot, grid.values_at(tuple(int(i) for i in key.split(","))))
+        if png != (out / names[frames[key][0]]).read_bytes():
+            raise RuntimeError(f"{type(plot).__name__}: frame {key} drawn again after {before} differs from the first")
+    start = {s.name: s.start for s in grid.specs}
+    render_frame(plot, start)
+    return len(picks)
 
 
 def _start_key(grid: FrameGrid) -> tuple[int, ...]:

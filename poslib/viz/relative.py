@@ -208,10 +208,10 @@ class DebertaPlot(LivePlot):
             self.ims[key].set_data(t[key])
             self.ims[key].set_clim(-lim, lim)
         title = f"DeBERTa, clipping distance κ = {k}: pairs with |m − n| ≥ {k} share the end rows"
-        if self.fig._suptitle is None:  # set_text after the first: see RotatingPairsPlot.redraw
-            self.fig.suptitle(title)
+        if getattr(self, "_title", None) is None:  # set_text after the first: see RotatingPairsPlot.redraw
+            self._title = self.fig.suptitle(title)
         else:
-            self.fig._suptitle.set_text(title)
+            self._title.set_text(title)
 
     def redraw(self) -> None:
         self._set(self.terms())

@@ -103,10 +103,10 @@ class RotatingPairsPlot(LivePlot):
         # set_text, not fig.suptitle(): a second suptitle() call puts the title back at its default height,
         # undoing the constrained layout's placement, so the first slider move would shift it
         title = rf"RoPE turns pair $i$ by $m\theta_i$: query at m = {m:,}, key at m − {off} = {m - off:,}"
-        if self.fig._suptitle is None:
-            self.fig.suptitle(title)
+        if getattr(self, "_title", None) is None:
+            self._title = self.fig.suptitle(title)
         else:
-            self.fig._suptitle.set_text(title)
+            self._title.set_text(title)
 
 
 class RopeMatrixPlot(LivePlot):

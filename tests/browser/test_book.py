@@ -83,11 +83,12 @@ _LINKS_JS = """() => Array.from(document.querySelectorAll('a[href]')).map(a => (
 _RAW_TEX = re.compile(r"\$[^$\n]{1,200}\$|\\\(|\\\[|\\(?:frac|mathrm|mathbb|theta|sum|cdot|left|right|begin)\b")
 
 
-# The suite builds frames for two quick notebooks at a small budget: every kind of control (slider, checkbox,
-# dropdown, selection slider), a range that depends on another control, and one slider at a time. The full book
+# The suite builds frames for two quick notebooks at a small budget: sliders, a checkbox, a dropdown whose
+# choice changes a slider's range (02), a selection slider, a range that depends on another slider (07), one
+# slider at a time, and the one figure that cannot be rebuilt from its parameters (02). The full book
 # (every figure, the default budget) is built and read by the same tests in .github/workflows/book.yml, with
 # POSLIB_BOOK naming the built folder.
-FRAME_NOTEBOOKS = ["01_why_position", "07_alibi"]
+FRAME_NOTEBOOKS = ["02_learned_absolute", "07_alibi"]
 FRAME_BUDGET = 12
 
 
@@ -343,17 +344,29 @@ def test_frames_are_what_the_code_draws(book: Path) -> None:
 _LIVE_STATE_JS = """root => {
   const data = JSON.parse(root.querySelector('script.book-live-data').textContent);
   const key = root.getAttribute('data-key');
+  const rows = Array.from(root.querySelectorAll('.book-control'));
   return {key, src: root.querySelector('img.book-live-frame').getAttribute('src'),
-          values: Array.from(root.querySelectorAll('.book-control')).map(r => {
+          alt: root.querySelector('img.book-live-frame').getAttribute('alt'),
+          values: rows.map(r => {
             const out = r.querySelector('.book-value'); const inp = r.querySelector('.book-input');
             return out ? out.textContent : (inp.type === 'checkbox' ? (inp.checked ? 'on' : 'off')
                                             : inp.options[inp.selectedIndex].text); }),
-          frame: data.frames[key], files: data.files, start: data.start};
+          ranges: rows.map(r => { const inp = r.querySelector('.book-input');
+            return inp.type === 'range' ? {max: Number(inp.max), value: Number(inp.value),
+              aria: inp.getAttribute('aria-valuetext'), text: r.querySelector('.book-range').textContent} : null; }),
+          frame: data.frames[key], files: data.files, start: data.start, controls: data.controls,
+          contexts: data.contexts};
 }"""
 
 
+def _context(state: dict, key: str) -> dict:
+    """The sliders' sampled values for the menu choice in ``key``."""
+    menus = [i for i, c in enumerate(state["controls"]) if c["kind"] in ("dropdown", "checkbox")]
+    return state["contexts"][",".join(key.split(",")[i] for i in menus)]
+
+
 def _check_state(state: dict, where: str) -> list[str]:
-    """The shown frame and readouts are those of the state's key."""
+    """The shown frame, readouts, slider ranges, aria text and alt text are those of the state's key."""
     problems = []
     if state["frame"] is None:
         return [f"{where}: no frame for key {state['key']}"]
@@ -363,7 +376,45 @@ def _check_state(state: dict, where: str) -> list[str]:
         problems.append(f"{where}: shows {state['src']}, the frame of {state['key']} is {want_src}")
     if state["values"] != state["frame"][1]:
         problems.append(f"{where}: readouts {state['values']}, the frame was drawn at {state['frame'][1]}")
+    sliders = _context(state, state["key"])
+    for control, box, shown in zip(state["controls"], state["ranges"], state["frame"][1], strict=True):
+        if box is None:
+            continue
+        labels = sliders[control["name"]]["labels"]
+        if box["max"] != len(labels) - 1:
+            problems.append(f"{where}: {control['name']} goes to {box['max']}, it has {len(labels)} values")
+        if box["aria"] != shown:
+            problems.append(f"{where}: {control['name']} tells a screen reader {box['aria']!r}, it shows {shown!r}")
+        if not (box["text"].startswith(labels[0]) and labels[-1] in box["text"]):
+            problems.append(f"{where}: {control['name']}'s range reads {box['text']!r}, not {labels[0]} … {labels[-1]}")
+    if not all(v in state["alt"] for v in state["frame"][1]):
+        problems.append(f"{where}: the alt text {state['alt'][-80:]!r} does not name the values shown")
     return problems
+
+
+def _after_menu_move(before: dict, after: dict, j: int) -> list[str]:
+    """After menu j moved: each slider keeps the sampled value nearest to the one it showed (or, where that
+    combination was not drawn, every slider is back at its start)."""
+    old, new = before["key"].split(","), after["key"].split(",")
+    ctx_old, ctx_new = _context(before, before["key"]), _context(after, after["key"])
+    want = list(new)
+    for i, c in enumerate(before["controls"]):
+        if c["kind"] in ("dropdown", "checkbox"):
+            continue
+        numbers_old, numbers_new = ctx_old[c["name"]]["numbers"], ctx_new[c["name"]]["numbers"]
+        if c["kind"] == "selection":
+            want[i] = str(min(int(old[i]), len(numbers_new) - 1))
+        else:
+            x = numbers_old[int(old[i])]
+            want[i] = str(min(range(len(numbers_new)), key=lambda k: (abs(numbers_new[k] - x), k)))
+    if new != want:
+        starts = [
+            str(ctx_new[c["name"]]["start"]) if c["kind"] not in ("dropdown", "checkbox") else new[i]
+            for i, c in enumerate(after["controls"])
+        ]
+        if new != starts:
+            return [f"menu {j + 1}: sliders went from {before['key']} to {after['key']}, expected {','.join(want)}"]
+    return []
 
 
 def _control_problems(book: Path, page, slugs: list[str] = SLUGS) -> tuple[int, list[str]]:
@@ -381,7 +432,9 @@ def _control_problems(book: Path, page, slugs: list[str] = SLUGS) -> tuple[int, 
             if state["key"] != state["start"]:
                 problems.append(f"{where}: opens at {state['key']}, the notebook starts at {state['start']}")
             controls = root.locator(".book-control")
-            for j in range(controls.count()):
+            # sliders before menus (reversed page order here), so a menu moves while a slider is off its start
+            # and the nearest-value rule is put to work
+            for j in reversed(range(controls.count())):
                 control = controls.nth(j).locator(".book-input")
                 kind = control.evaluate("e => e.tagName === 'SELECT' ? 'select' : e.type")
                 control.focus()
@@ -399,6 +452,17 @@ def _control_problems(book: Path, page, slugs: list[str] = SLUGS) -> tuple[int, 
                 problems += _check_state(after, f"{where}, control {j + 1} ({kind}, {key})")
                 if after["key"].split(",")[j] == before["key"].split(",")[j]:
                     problems.append(f"{where}: {key} on control {j + 1} did not change its value ({before['key']})")
+                if kind in ("select", "checkbox"):
+                    problems += [f"{where}: {p}" for p in _after_menu_move(before, after, j)]
+                if kind == "range":  # both ends of the track, ending at the far one (off the start)
+                    for end, want in (("Home", 0), ("End", "max")):
+                        page.keyboard.press(end)
+                        state = root.evaluate(_LIVE_STATE_JS)
+                        moves += 1
+                        problems += _check_state(state, f"{where}, control {j + 1} ({end})")
+                        box = state["ranges"][j]
+                        if box["value"] != (box["max"] if want == "max" else 0):
+                            problems.append(f"{where}: {end} left control {j + 1} at {box['value']}")
             root.locator(".book-reset").click()
             state = root.evaluate(_LIVE_STATE_JS)
             problems += _check_state(state, f"{where}, after reset")
@@ -428,8 +492,9 @@ def test_frame_checks_catch_planted_bugs(book: Path, page, tmp_path: Path) -> No
     copy = tmp_path / "book"
     shutil.copytree(book, copy, ignore=shutil.ignore_patterns(build_book.MATHJAX_DIR))
     (copy / build_book.MATHJAX_DIR).symlink_to(book / build_book.MATHJAX_DIR)
-    slug = _pages_with_frames(copy)[0]
-    data = _live_figures(copy / f"{slug}.html")[0]
+    slug, data = next(  # a figure the exactness check can redraw (02's holds the notebook's data)
+        (s, d) for s in _pages_with_frames(copy) for d in _live_figures(copy / f"{s}.html") if d["rebuildable"]
+    )
     start_file = copy / build_book.FRAMES_DIR / data["files"][data["frames"][data["start"]][0]]
     other = next(f for f in data["files"] if (copy / build_book.FRAMES_DIR / f) != start_file)
     start_file.write_bytes((copy / build_book.FRAMES_DIR / other).read_bytes())
@@ -441,5 +506,5 @@ def test_frame_checks_catch_planted_bugs(book: Path, page, tmp_path: Path) -> No
     wrong = text.replace("data.files[frame[0]]", "data.files[(frame[0] + 1) % data.files.length]")
     assert wrong != text, "the planted bug no longer matches frames.js"
     script.write_text(wrong, encoding="utf-8")
-    _, problems = _control_problems(copy, page)
+    _, problems = _control_problems(copy, page, [slug])
     assert any("the frame of" in p for p in problems), problems

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 LANGUAGES = ("en", "zh")
-CATALOGUE = Path(__file__).resolve().parent.parent / "i18n" / "zh" / "exercises.md"
+CATALOGUE = Path(__file__).resolve().parent.parent.parent / "i18n" / "zh" / "exercises.md"
 
 # A number as the messages write it: 21, 0.5, 62,832, 1.01e9, 1.99e−4 (digits only: ₂ and ⁴ are not numbers).
 NUMBER = re.compile(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:e[−+-]?[0-9]+)?")
@@ -42,6 +42,9 @@ VALUE_FIELDS = frozenset({"got", "want", "type", "value", "ratio", "percent", "e
 # fields hold a catalogue phrase.
 COMPOSED_FIELDS = frozenset({"message", "along", "also", "at"})
 _CODE = re.compile(r"`[^`]*`")
+
+
+__all__ = ["compose", "language", "read_catalogue", "translate", "translate_feedback"]
 
 
 def language() -> str:
