@@ -7,7 +7,6 @@ them again from a fresh LivePlot and compares the bytes.
 
 from __future__ import annotations
 
-import io
 import json
 
 import numpy as np
@@ -15,8 +14,8 @@ import pytest
 
 from poslib.viz import frames as F
 from poslib.viz import interact
-from poslib.viz._live import LivePlot, _widen, all_live_plots
-from poslib.viz.alibi import AlibiBiasPlot
+from poslib.viz._live import LivePlot, _widen
+from poslib.viz.alibi import AlibiBiasPlot, AlibiReachPlot
 
 widgets = pytest.importorskip("ipywidgets")
 
@@ -182,23 +181,14 @@ def test_render_frame_clips_like_the_widget():
         plot.close()
 
 
-@pytest.mark.parametrize("cls", all_live_plots(), ids=lambda c: c.__name__)
-def test_encoded_frame_is_deterministic_and_close_to_the_full_colour_frame(cls):
-    """Every figure's palette frame against its full-colour PNG (the docstring states the bound: 3 levels)."""
-    from PIL import Image
-
-    plot = cls()
+def test_encoded_frame_is_deterministic_and_smaller():
+    """Encoding twice gives the same bytes (the exactness tests compare bytes). The palette's error is measured on
+    every figure in tests/test_figures.py (bound: 3 levels of 255 on average)."""
+    plot = AlibiReachPlot()
     try:
         png = plot.png()
         a, b = F.encode_frame(png), F.encode_frame(png)
-        assert a == b
-        full = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
-        reduced = np.asarray(Image.open(io.BytesIO(a)).convert("RGB"), dtype=np.int16)
-        mean_error = float(np.abs(full - reduced).mean())
-        print(f"{cls.__name__}: palette frame {len(a)} bytes ({len(a) / len(png):.0%} of the full-colour PNG), "
-              f"mean error {mean_error:.2f} levels of 255")  # fmt: skip
-        assert mean_error < 3.0, f"mean error {mean_error:.2f} levels; bound 3"
-        assert len(a) < len(png)
+        assert a == b and len(a) < len(png)
     finally:
         plot.close()
 
@@ -213,35 +203,29 @@ def test_value_encoding_round_trips():
 
 def test_interact_records_frames_that_a_fresh_plot_draws_again(tmp_path, monkeypatch):
     """The exactness the book relies on, on one figure: every recorded frame is what a fresh LivePlot draws."""
+    from poslib.viz.relative import DebertaPlot
+
     monkeypatch.setenv(F.FRAMES_ENV, str(tmp_path))
-    monkeypatch.setenv("POSLIB_BOOK_BUDGET", "12")
-    controls = {
-        "n_heads": widgets.IntSlider(value=8, min=1, max=64, description="number of heads n_h"),
-        "head": widgets.IntSlider(value=1, min=1, max=8, description="shown head h"),
-        "causal": widgets.Checkbox(value=True, description="causal"),
-    }
-    box = interact(AlibiBiasPlot(), caption="look", **controls)
+    monkeypatch.setenv("POSLIB_BOOK_BUDGET", "5")
+    span = widgets.IntSlider(value=8, min=1, max=32, description="clipping distance κ (att_span, tokens)")
+    box = interact(DebertaPlot(), caption="look", att_span=span)
     box.plot.close()
     (folder,) = sorted(tmp_path.glob("figure-*"))
     manifest = json.loads((folder / "manifest.json").read_text())
-    assert manifest["plot"] == "poslib.viz.alibi.AlibiBiasPlot" and manifest["rebuildable"]
-    assert [c["label"] for c in manifest["controls"]] == ["number of heads n_h", "shown head h", "causal"]
-    # budget 12 fits nothing: one slider at a time at the floor n = 5. n_heads: 1, 17, 33, 48, 64 and the start 8
-    # (nearer the end 1 than 17: added) = 6 values; head, 1…8 at n_heads = 8: 1, 3, 5, 6, 8 = 5 values.
-    # 2 checkbox states × (1 start + 5 other n_heads + 4 other heads) = 20
-    assert len(manifest["frames"]) == 20, len(manifest["frames"])
-    fresh = AlibiBiasPlot(**{k: F.decode_value(v) for k, v in manifest["params"].items()})
+    assert manifest["plot"] == "poslib.viz.relative.DebertaPlot" and manifest["rebuildable"]
+    assert manifest["redrawn"] == 3
+    # budget 5, one slider: 1 + k·7.75 with halves up = 1, 9, 17, 24, 32; the start 8 replaces 9
+    assert [v[2][0] for v in manifest["frames"].values()] == [1, 8, 17, 24, 32]
+    fresh = DebertaPlot(**{k: F.decode_value(v) for k, v in manifest["params"].items()})
     try:
         for key, (file_index, labels, values) in manifest["frames"].items():
-            values = dict(zip([c["name"] for c in manifest["controls"]], map(F.decode_value, values), strict=True))
-            png, shown = F.render_frame(fresh, values)
-            assert shown == values, key
+            png, shown = F.render_frame(fresh, {"att_span": values[0]})
+            assert shown == {"att_span": values[0]}, key
             assert png == (folder / manifest["files"][file_index]).read_bytes(), f"frame {key} is not the code's"
-            assert labels == [f"{values['n_heads']:,}", f"{values['head']:,}", "on" if values["causal"] else "off"]
+            assert labels == [f"{values[0]:,}"]
     finally:
         fresh.close()
-    start = manifest["frames"][manifest["start"]]
-    assert start[1] == ["8", "1", "on"], "the page opens at the notebook's starting values"
+    assert manifest["frames"][manifest["start"]][1] == ["8"], "the page opens at the notebook's starting value"
 
 
 def test_base_bound_frames_straddle_every_flip_between_passing_and_failing():

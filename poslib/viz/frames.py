@@ -20,7 +20,8 @@ The grid, one rule for every figure:
    returns the other sliders to their starting values, and the page says so.
 3. **Pixels.** A frame is :meth:`LivePlot.png` (what a slider move shows in JupyterLab, at twice the display
    resolution), reduced to a 256-colour palette (fast octree, no dithering) and stored as PNG: about a third
-   of the bytes, a mean error of about one level in 255 (measured in ``tests/test_frames.py``).
+   of the bytes, a mean error of 1 to 3 levels in 255 (at most 3, measured on every figure in
+   ``tests/test_figures.py``).
    :func:`encode_frame` is deterministic, so a test can draw a frame again and compare it byte for byte.
 """
 
