@@ -33,10 +33,13 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 # file's time changes a lot; a stale entry costs CI time, never a check.
 FILE_SECONDS: dict[str, float] = {
     "tests/browser/test_notebooks_in_browser.py": 560,  # every notebook with a widget, run and moved in Chromium
-    "tests/browser/test_book.py": 200,
+    "tests/browser/test_book.py": 420,  # its book build (frames for 02 and 07, both editions) is ~70 s of it
     "tests/test_figures.py": 175,
     "tests/test_code_quality.py": 145,  # mypy without a cache: 110 s
     "tests/test_lab.py": 70,
+    "tests/test_frames.py": 25,
+    "tests/test_i18n.py": 15,
+    "tests/test_exercise_i18n.py": 10,
     "notebooks/08_extrapolation_lab.ipynb": 70,
     "notebooks/10_learned_and_contextual_positions.ipynb": 47,
     "notebooks/06_length_extrapolation.ipynb": 36,

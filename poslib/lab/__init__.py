@@ -21,6 +21,8 @@ Modules, each readable top to bottom and each about one concern:
 Command line: ``python -m poslib.lab --help``.
 """
 
+from pathlib import Path
+
 from .config import PRESETS, EvalConfig, LabConfig, ModelConfig, PasskeyConfig, TrainConfig
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
 from .determinism import deterministic
@@ -81,6 +83,10 @@ from .schemes import (
 )
 from .train import lr_at, train_model
 
+# The repository's committed runs (results/), found from the package rather than the working directory, so a
+# notebook reads them from notebooks/ and from the generated notebooks/zh/ alike.
+RESULTS_DIR: Path = Path(__file__).resolve().parents[2] / "results"
+
 __all__ = [
     "EXTENSION_VARIANTS",
     "FINETUNE_METHODS",
@@ -90,6 +96,7 @@ __all__ = [
     "PRESETS",
     "PUBLISHED",
     "REGISTRY",
+    "RESULTS_DIR",
     "SCHEMES",
     "TRAINED_SCHEMES",
     "TRAINING_FREE",
