@@ -465,8 +465,20 @@ def _rewrite_links(body: str, lang: str = "en") -> str:
 # The two editions: English at the book's root, Chinese in zh/ (scripts/i18n.py writes its notebooks and documents).
 LANGS = ("en", "zh")
 LABELS = {
-    "en": {"contents": "Contents", "glossary": "Glossary", "notation": "Notation", "position": "({} of {})"},
-    "zh": {"contents": "目录", "glossary": "术语表", "notation": "记号", "position": "（第 {} 页，共 {} 页）"},
+    "en": {
+        "contents": "Contents",
+        "glossary": "Glossary",
+        "notation": "Notation",
+        "position": "({} of {})",
+        "nav": "course navigation ({})",
+    },
+    "zh": {
+        "contents": "目录",
+        "glossary": "术语表",
+        "notation": "记号",
+        "position": "（第 {} 页，共 {} 页）",
+        "nav": "课程导航（{}）",
+    },
 }
 
 
@@ -501,12 +513,14 @@ class BookSize:
     mathjax_bytes: int
     live: int = 0  # interactive figures with working controls
     frame_files: int = 0
+    editions: int = 1  # 2: the same pages again in Chinese, in zh/ (sharing figures' frames and MathJax)
 
     def sentence(self) -> str:
         mib = 2**20
         live = f", {self.live} of them with working controls ({self.frame_files} frames)" if self.live else ""
+        both = " in each of two languages" if self.editions == 2 else ""
         return (
-            f"This build: {self.pages} pages with {self.figures} figures{live}, "
+            f"This build: {self.pages} pages{both} with {self.figures} figures{live}, "
             f"{self.total_bytes / mib:.1f} MiB in all, of which {self.mathjax_bytes / mib:.1f} MiB is MathJax."
         )
 
@@ -668,7 +682,8 @@ def build(
     # The index counts itself: render it, measure it, and render again until the stated size is its own.
     index_bytes = 0
     for _ in range(4):
-        size = BookSize(len(pages), figures, rest + index_bytes, mathjax, live_count, frame_files)
+        editions = 2 if (out / "zh").is_dir() else 1
+        size = BookSize(len(pages), figures, rest + index_bytes, mathjax, live_count, frame_files, editions)
         index.nb = nbformat.v4.new_notebook(
             cells=[nbformat.v4.new_markdown_cell(_contents_markdown(nb_pages, sections, size))]
         )
@@ -733,6 +748,7 @@ def write_chinese_edition(out: Path, live: dict[str, list[FrameSet]]) -> list[Pa
     ]
     pages = [index, *nb_pages, *docs]
     exporter = _exporter("../")
+    exporter.language_code = "zh-CN"  # <html lang>: screen readers and fonts pick Chinese
     bodies: dict[str, str] = {}
     for i, page in enumerate(pages):
         if page is index:

@@ -389,9 +389,17 @@ def translate_exercise_outputs(cell: Any) -> None:
             data["text/plain"] = translate_feedback("".join(data["text/plain"]))
 
 
-def build(lang: str, out: Path, documents: bool = True) -> list[Path]:
+GENERATED_LOG = ".generated.json"  # in the notebooks folder: file name → SHA-256 of what build wrote
+
+
+def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> list[Path]:
     """Write the translated notebooks into ``out`` and (``documents``) the documents into docs/<lang>/ and the
-    README beside the English one."""
+    README beside the English one.
+
+    A notebook a student has changed since it was written (its bytes differ from the ones recorded in
+    ``out/.generated.json``) is kept, with a message, unless ``force``: rebuilding after ``git pull`` must not
+    wipe someone's answers to the exercises.
+    """
     import nbformat
 
     written = []
@@ -406,6 +414,8 @@ def build(lang: str, out: Path, documents: bool = True) -> list[Path]:
         front.write_text(translated_document(ROOT / FRONT, lang), encoding="utf-8")
         written.append(front)
     out.mkdir(parents=True, exist_ok=True)
+    log_path = out / GENERATED_LOG
+    log: dict[str, str] = json.loads(log_path.read_text(encoding="utf-8")) if log_path.is_file() else {}
     zh_notation = read_blocks(translation_path(ROOT / "docs" / "notation.md", lang))
     for index, path in enumerate(sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))):
         nb = nbformat.read(path, as_version=4)
@@ -421,8 +431,14 @@ def build(lang: str, out: Path, documents: bool = True) -> list[Path]:
                 translate_exercise_outputs(cell)
         nb.metadata["language"] = lang
         target = out / path.name
+        if target.is_file() and not force and path.name in log:
+            if hashlib.sha256(target.read_bytes()).hexdigest() != log[path.name]:
+                print(f"kept {target.name}: changed since it was generated (--force overwrites it)")
+                continue
         nbformat.write(nb, target)
+        log[path.name] = hashlib.sha256(target.read_bytes()).hexdigest()
         written.append(target)
+    log_path.write_text(json.dumps(log, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return written
 
 
@@ -433,10 +449,11 @@ def main() -> int:
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--lang", default="zh", choices=LANGS)
     parser.add_argument("--update", action="store_true", help="skeleton: re-key stale blocks, keeping their text")
+    parser.add_argument("--force", action="store_true", help="build: overwrite notebooks changed since generated")
     args = parser.parse_args()
     paths = [p.resolve() for p in args.paths] or sources()
     if args.command == "build":
-        written = build(args.lang, args.out.resolve())
+        written = build(args.lang, args.out.resolve(), force=args.force)
         print(f"wrote {len(written)} files: {', '.join(str(p.relative_to(ROOT)) for p in written[:3])} …")
         return 0
     if args.command == "show":

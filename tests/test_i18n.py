@@ -164,3 +164,15 @@ def test_committed_chinese_documents_are_the_generated_ones(built: Path) -> None
         assert target.read_text(encoding="utf-8") == i18n.translated_document(source, "zh"), (
             f"{target.relative_to(ROOT)} is stale: python scripts/i18n.py build"
         )
+
+
+def test_rebuilding_keeps_a_notebook_the_student_changed(tmp_path: Path) -> None:
+    i18n.build("zh", tmp_path, documents=False)
+    mine = tmp_path / "07_alibi.ipynb"
+    mine.write_text(mine.read_text(encoding="utf-8").replace("answer = None", "answer = 42", 1), encoding="utf-8")
+    untouched = (tmp_path / "03_sinusoidal.ipynb").read_bytes()
+    i18n.build("zh", tmp_path, documents=False)
+    assert "answer = 42" in mine.read_text(encoding="utf-8"), "a rebuild wiped the student's answer"
+    assert (tmp_path / "03_sinusoidal.ipynb").read_bytes() == untouched
+    i18n.build("zh", tmp_path, documents=False, force=True)
+    assert "answer = 42" not in mine.read_text(encoding="utf-8")

@@ -306,7 +306,8 @@ def test_contents_page_counts_what_the_build_holds(book: Path) -> None:
     total, mathjax = build_book.folder_bytes(book), build_book.folder_bytes(book / build_book.MATHJAX_DIR)
     live = sum(len(_live_figures(book / f"{s}.html")) for s in SLUGS if (book / f"{s}.html").is_file())
     frames = len(list((book / build_book.FRAMES_DIR).iterdir())) if (book / build_book.FRAMES_DIR).is_dir() else 0
-    stated = build_book.BookSize(len(SLUGS), figures, total, mathjax, live, frames).sentence()
+    editions = 2 if (book / "zh").is_dir() else 1
+    stated = build_book.BookSize(len(SLUGS), figures, total, mathjax, live, frames, editions).sentence()
     assert stated in text, (stated, re.findall(r"This build:[^.]*\.[^.]*\.", text))
     readme_open = " ".join(open_command((REPO / "README.md").read_text(encoding="utf-8")))
     assert readme_open == build_book.OPEN_COMMAND, (readme_open, "the book's open command is not the README's")
