@@ -536,6 +536,15 @@ def _count_words(n: int) -> str:
     return words[n] if 0 <= n < len(words) else str(n)
 
 
+def _contents_list(notebooks: list[Page], sections: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """The contents list, shared by both editions: each notebook, and its sections under it."""
+    lines = []
+    for page in notebooks:
+        lines.append(f"- [{page.title}]({page.href})")
+        lines.extend(f"    - [{title}]({page.href}#{anchor})" for anchor, title in sections.get(page.slug, []))
+    return lines
+
+
 def _contents_markdown(
     notebooks: list[Page], sections: dict[str, list[tuple[str, str]]], size: BookSize | None = None
 ) -> str:
@@ -562,9 +571,7 @@ def _contents_markdown(
         "## Contents",
         "",
     ]
-    for page in notebooks:
-        lines.append(f"- [{page.title}]({page.href})")
-        lines.extend(f"    - [{title}]({page.href}#{anchor})" for anchor, title in sections.get(page.slug, []))
+    lines += _contents_list(notebooks, sections)
     lines += [
         "",
         "## Reference",
@@ -721,9 +728,7 @@ def _chinese_contents(notebooks: list[Page], sections: dict[str, list[tuple[str,
         "## 目录",
         "",
     ]
-    for page in notebooks:
-        lines.append(f"- [{page.title}]({page.href})")
-        lines.extend(f"    - [{title}]({page.href}#{anchor})" for anchor, title in sections.get(page.slug, []))
+    lines += _contents_list(notebooks, sections)
     lines += ["", "## 参考", "", "- [中英术语表](glossary.html)", "- [记号：各篇笔记本所用的符号](notation.html)"]
     return "\n".join(lines) + "\n"
 
