@@ -1,5 +1,6 @@
 """Figures of notebook 07 (poslib.viz.alibi)."""
 
+import itertools
 import math
 
 import matplotlib.pyplot as plt
@@ -48,5 +49,23 @@ def test_alibi_reach_plot_draws_poslib_numbers():
         t, w = plot.lines[0].get_data()
         exact = P.softmax(-P.alibi_slopes(n)[0] * np.arange(length))
         np.testing.assert_allclose(w, exact[t.astype(int)])
+    plot.close()
+    plt.close("all")
+
+
+def test_alibi_reach_plot_spreads_the_heads_over_the_palette():
+    # "dark: steepest" must hold for any head count: the n heads shown span the palette, head 1 darkest
+    from matplotlib.colors import to_rgb
+
+    def luminance(c):
+        r, g, b = to_rgb(c)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    plot = VA.AlibiReachPlot()
+    for n in (8, 3, 64):
+        plot.update(n_heads=n, length=1024)
+        lum = [luminance(line.get_color()) for line in plot.lines[:n]]
+        assert all(a < b for a, b in itertools.pairwise(lum)), lum  # darker to lighter, head by head
+        assert lum[-1] - lum[0] > 0.5, (n, lum[0], lum[-1])  # the whole palette, not its first eighth
     plot.close()
     plt.close("all")

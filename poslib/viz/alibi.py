@@ -96,7 +96,8 @@ class AlibiReachPlot(LivePlot):
     """How far each head looks: attention weight against distance from ALiBi alone, and each head's 90 % reach.
 
     With equal content scores, the last of ``length`` tokens gives the key t
-    tokens back a weight ∝ e^(−m·t): a straight line on a log scale, one per head.
+    tokens back a weight ∝ e^(−μ_h·t): a straight line on a log scale, one per head. The n_h heads shown
+    are spread over the whole palette (darkest: head 1, the steepest; lightest: head n_h, the gentlest).
 
     Slider speed: above the 150 ms goal. Both sliders move both panels' x limits, so every tick
     label (a log axis on the left) is drawn again on each move.
@@ -113,8 +114,8 @@ class AlibiReachPlot(LivePlot):
 
     def build(self) -> Figure:
         fig, (a_w, a_r) = new_figure(9.8, 4.4, ncols=2)
-        colors = plt.get_cmap("plasma")(np.linspace(0, 0.9, MAX_HEADS))
-        self.lines = [a_w.semilogy([], [], color=colors[k], ls="-", lw=1.2)[0] for k in range(MAX_HEADS)]
+        self.palette = plt.get_cmap("plasma")
+        self.lines = [a_w.semilogy([], [], ls="-", lw=1.2)[0] for _ in range(MAX_HEADS)]
         a_w.set(xlabel="distance to the key (tokens)", ylabel="attention weight", ylim=(1e-7, 1.5))
         a_w.minorticks_off()
         self.a_w = a_w
@@ -132,11 +133,15 @@ class AlibiReachPlot(LivePlot):
         slopes = alibi_slopes(n)
         # the last query's row of the bias, reversed so that index t is distance t
         weights = softmax(alibi_bias(n, 1, length, causal=True)[:, 0, ::-1])
-        # e^(−m·t) is a straight line on a log axis: 65 samples draw it exactly and cheaply
+        # e^(−μ_h·t) is a straight line on a log axis: 65 samples draw it exactly and cheaply
         t = np.unique(np.linspace(0, length - 1, 65).round().astype(int))
+        # the n heads shown take the whole palette (0 … 0.9: plasma's last tenth is too pale on white), so
+        # "dark: steepest" holds for any n; colours fixed for 64 heads gave 8 heads one dark eighth of it
+        colors = self.palette(np.linspace(0, 0.9, n) if n > 1 else [0.0])
         for k, line in enumerate(self.lines):
             if k < n:
                 line.set_data(t, weights[k, t])
+                line.set_color(colors[k])
             line.set_visible(k < n)
         self.a_w.set_xlim(0, length)
         self.a_w.set_title(f"Weight on each key from ALiBi alone\n{n} heads (dark: steepest), {length:,} tokens")

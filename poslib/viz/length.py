@@ -38,7 +38,7 @@ class UnseenAnglePlot(LivePlot):
     inference context L' (log scale); pairs below one turn in training are the
     ones at risk. Middle: the new arc per pair, :func:`poslib.rope_unseen_angle`.
     Right: the chosen pair's circle, the arc seen in training in blue, the new
-    arc in red.
+    arc in orange (C1, as the pairs meeting new angles on the left and in the middle).
     """
 
     defaults: ClassVar[dict[str, Any]] = {"infer_len": 8192, "pair": 48}
