@@ -8,6 +8,10 @@ raw text is what can differ), in every text mime type nbval compares, and fails 
 whose magnitude is below 1e-5 (zero included), unless a comparison sign (``< ≤ > ≥ ‹``) stands just before it
 or it sits in a clause that names a bound or a tolerance (``(bound 1e-12)``, ``rtol=1e-7``). Words such as
 "to", "below" or "within" do not exempt a number: "fell to 5e-07" is a measured value.
+
+The same holds for a number printed in fixed point (issue 34, item 17): ``0.0000005`` (``f"{err:.7f}"``) is as
+machine-dependent as ``5e-07``, and a negative zero (``-0.000``, a tiny negative value rounded) reads ``0.000`` on
+a machine where the value came out positive. Both are flagged, with the same exemptions.
 """
 
 from __future__ import annotations
@@ -28,16 +32,35 @@ SIGN = re.compile(r"[<≤>≥‹]\s*=?\s*$")
 CLAUSE = re.compile(r"\bbounds?\b|\b[ar]?tol(?:erance)?\b")
 CLAUSE_START = re.compile(r"[(;,]")
 LIMIT = 1e-5
+# A number in fixed point (no exponent), with an ASCII or a true minus sign. Flagged when it is a negative zero
+# ("-0.0", "−0.000") or nonzero below LIMIT, i.e. five or more zeros after the point before its first nonzero digit
+# ("0.0000005", "0.00000050"). Why that threshold: it is the e-notation rule's LIMIT, so the notation never decides
+# (5e-07 and 0.0000005 get the same verdict); below it lives float32 rounding of O(1) values (eps 1.2e-7, grown
+# up to ~100-fold by sums), while just above it sit values that are legitimately small and the same everywhere,
+# a learning rate 0.00005 or a frequency 0.0001 (four zeros: a threshold there would flag them). A rounded zero
+# "0.000" and values such as "0.0312" or "0.5" pass.
+FIXED = re.compile(r"(?<![\w.])[-+−]?\d+\.\d+(?![\w.])")
 # nbval compares every output's text and every text mime type but these (images are skipped by nbval)
 SKIPPED_MIME = ("image/", "application/")
 TAG = re.compile(r"<[^>]*>")
 
 
+def _is_risky(number: str) -> bool:
+    """True for a number nbval may see differ across CPUs: e-notation below LIMIT (zero included), or fixed point
+    below LIMIT but nonzero, or a negative zero."""
+    value = float(number.replace("−", "-"))
+    if NUMBER.fullmatch(number):
+        return abs(value) < LIMIT
+    return 0 < abs(value) < LIMIT or (value == 0 and number[0] in "-−")
+
+
 def risky_numbers(text: str) -> list[str]:
-    """The raw numbers below 1e-5 in ``text`` (no sanitizer applied) that are not bounds, each with context."""
+    """The raw rounding-level numbers in ``text`` (no sanitizer applied) that are not bounds, each with context:
+    e-notation below 1e-5, fixed point below 1e-5 but nonzero, and negative zeros."""
     found = []
-    for m in NUMBER.finditer(text):
-        if abs(float(m.group())) >= LIMIT:
+    matches = sorted([*NUMBER.finditer(text), *FIXED.finditer(text)], key=lambda m: m.start())
+    for m in matches:
+        if not _is_risky(m.group()):
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1
         before = text[line_start : m.start()]
@@ -98,6 +121,34 @@ def test_scanner_flags_raw_small_numbers_and_spares_bounds():
         assert risky_numbers(text), text
     # a bound named in an earlier clause does not cover a measured value in a later one
     assert risky_numbers("(bound 1e-9), measured 4e-12") == ["(bound 1e-9), measured 4e-12"]
+
+
+def test_scanner_flags_fixed_point_rounding_level_numbers_and_negative_zeros():
+    # Issue 34, item 17: these three passed the e-notation-only scanner.
+    assert risky_numbers("max |error| 0.00000050") == ["max |error| 0.00000050"]
+    assert risky_numbers("gap 0.0000005 here") == ["gap 0.0000005"]
+    assert risky_numbers("mean -0.0000") == ["mean -0.0000"]
+    assert risky_numbers("mean −0.00, drift -0.0") == ["mean −0.00", "mean −0.00, drift -0.0"]  # true minus too
+    assert risky_numbers("[0.5 0.0000012 0.25]") == ["[0.5 0.0000012"]  # inside an array's printout
+    # legitimate outputs: rounded values, a rounded (positive) zero, values at or above 1e-5, verdicts, bounds
+    legit = (
+        "0.5",
+        "0.0312",
+        "0.000",
+        "weights 0.5, 0.25 and -0.125",
+        "peak learning rate 0.00005",  # four zeros: a small value that is the same on every machine
+        "θ = [1.     0.7499 0.0001]",
+        "0.00001",  # exactly the limit
+        "max |error| < 1e-9",
+        "max |error| < 0.0000001",
+        "(tolerance 0.000001)",
+        "version 2.0.0.1",
+        "5.0e-04",
+    )
+    for text in legit:
+        assert risky_numbers(text) == [], text
+    # an e-notation mantissa is never read as a fixed-point number of its own
+    assert risky_numbers("5.0e-07") == ["5.0e-07"]
 
 
 def test_scanner_reads_every_text_mime_type():
