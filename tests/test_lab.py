@@ -961,18 +961,94 @@ def test_comparison_table_puts_published_orderings_beside_this_run():
 def test_comparison_table_joins_with_approx_only_schemes_tied_with_their_whole_group():
     from poslib.lab.report import comparison_table, tied
 
-    # two seeds, spread 1.0 each at 8x: alibi 7.0 ~ t5 7.8 ~ rope 8.6, but alibi and rope are 1.6 apart:
-    # rope is behind alibi and tied with t5, so neither "≈" nor a plain "<" may join it
-    def two(mean):
-        return [[6.0, 6, 6, mean - 0.5, 6], [6.0, 6, 6, mean + 0.5, 6]]
+    # two seeds at 8x: alibi 7.0 / 8.0, t5 7.5 / 7.9, rope 7.4 / 8.5. alibi and t5 swap places between
+    # the seeds (tied), so do t5 and rope (tied), but alibi is lower than rope on both seeds by ×1.06
+    # (beaten): rope is tied with t5 and behind alibi, so neither "≈" nor a plain "<" may join it
+    def at_8x(a, b):
+        return [[6.0, 6, 6, a, 6], [6.0, 6, 6, b, 6]]
 
-    r = _with_seeds({"alibi": two(7.0), "t5": two(7.8), "rope": two(8.6), "sinusoidal": two(20.0)})
+    r = _with_seeds(
+        {"alibi": at_8x(7.0, 8.0), "t5": at_8x(7.5, 7.9), "rope": at_8x(7.4, 8.5), "sinusoidal": at_8x(20, 20)}
+    )
     text = comparison_table(r, 8)[0]["lab_ppl"]
     assert text.startswith("alibi ≈ t5 ≲ rope (tied with t5) < sinusoidal"), text
     # no "<" ever joins a tied pair
     for a, b in (("alibi", "t5"), ("t5", "rope"), ("alibi", "sinusoidal")):
         assert (f"{a} < {b}" in text) == (not tied(r, a, b) and f"{a} < {b}" in text)
     assert not tied(r, "rope", "sinusoidal") and "rope (tied with t5) < sinusoidal" in text
+
+
+def test_paired_rule_decides_by_per_seed_differences_not_by_unpaired_ranges():
+    from poslib.lab import claim_verdicts, paired, tied
+    from poslib.lab.report import TIE, unbeaten
+
+    # issue 34's case: a fine-tune (4.44, 5.07, 4.59) against Self-Extend (4.39, 4.77, 4.51). The fine-tune's
+    # range (0.63) covers the gap of the means (0.14), so the unpaired rule called them tied; Self-Extend is
+    # lower on every seed, and here by ×1.05 on average, above the 3 % threshold: it beats the fine-tune.
+    r = _with_seeds(
+        {
+            "ft": [[4.0, 4, 4.44, 9, 9], [4.0, 4, 5.07, 9, 9], [4.0, 4, 4.59, 9, 9]],
+            "se": [[4.0, 4, 4.29, 9, 9], [4.0, 4, 4.77, 9, 9], [4.0, 4, 4.41, 9, 9]],
+        }
+    )
+    c = paired(r, "se", "ft", 4)
+    assert c.better == 3 and c.worse == 0 and c.verdict == "a" and not tied(r, "se", "ft", 4)
+    assert c.text().startswith("lower on 3 of 3 seeds, paired ratio ×0.95"), c.text()
+    # the rule is antisymmetric: b against a is a against b reversed, exactly
+    back = paired(r, "ft", "se", 4)
+    assert back.verdict == "b" and back.better == 0 and abs(back.mean + c.mean) < 1e-15
+    # lower on every seed but by less than the threshold: a tie, and the text says why
+    close = _with_seeds({"ft": [[4.0] * 5, [5.0] * 5], "se": [[3.96] * 5, [4.96] * 5]})
+    c = paired(close, "se", "ft", 4)
+    assert c.better == 2 and c.verdict == "tie" and "within ×1.03 either way" in c.text(), c.text()
+    assert TIE == 0.03
+    # one seed: the threshold alone decides
+    one = _with_seeds({"a": [[4.0] * 5], "b": [[4.2] * 5]})
+    assert paired(one, "a", "b").verdict == "a" and paired(one, "a", "b").text().startswith("lower on 1 of 1 seed,")
+    # issue 34's second case: dynamic's mean (5.94) is above NTK's (5.92), yet NTK is beaten by the best
+    # on every seed and dynamic is not (the seeds disagree): dynamic is among the unbeaten, NTK is not, and
+    # the verdict says so rather than "NTK beaten, dynamic tied" from ranges
+    case = _with_seeds(
+        {
+            "rope": [[6.0, 7, 9, 30, 20], [6.0, 7, 9, 30, 20], [6.0, 7, 9, 30, 20]],
+            "rope+yarn": [[6.0, 6, 7, 5.0, 9], [6.0, 6, 7, 5.6, 9], [6.0, 6, 7, 5.2, 9]],
+            "rope+ntk": [[6.0, 6, 7, 5.5, 9], [6.0, 6, 7, 6.0, 9], [6.0, 6, 7, 6.26, 9]],
+            "rope+dynamic": [[6.0, 6, 7, 4.9, 9], [6.0, 6, 7, 6.9, 9], [6.0, 6, 7, 6.02, 9]],
+        }
+    )
+    means = {s: case["ppl"][s]["512"] for s in ("rope+ntk", "rope+dynamic")}
+    assert means["rope+ntk"] < means["rope+dynamic"]
+    assert unbeaten(case, 8, ["rope+yarn", "rope+ntk", "rope+dynamic"]) == ["rope+yarn", "rope+dynamic"]
+    v = claim_verdicts(case)["rope+ntk"]
+    assert "NTK is not the best RoPE variant; rope+yarn is" in v, v
+
+
+def test_beats_is_transitive_so_the_unbeaten_group_is_never_empty():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from poslib.lab import beats
+    from poslib.lab.report import unbeaten
+
+    ppl = st.floats(1.5, 40.0, allow_nan=False)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.lists(ppl, min_size=3, max_size=3), min_size=4, max_size=4))
+    def check(rows):
+        names = ["rope", "alibi", "t5", "nope"]
+        r = _with_seeds({s: [[6.0, 6, 6, v, 6] for v in row] for s, row in zip(names, rows, strict=True)})
+        for a in names:
+            for b in names:
+                for c in names:
+                    if beats(r, a, b) and beats(r, b, c):
+                        assert beats(r, a, c)
+        group = unbeaten(r, 8, names)
+        agree = [s for s in names if max(rows[names.index(s)]) <= 1.5 * min(rows[names.index(s)])]
+        assert group or not agree
+        # everything outside the group is beaten by a member of it
+        assert all(any(beats(r, g, s) for g in group) for s in agree if s not in group)
+
+    check()
 
 
 def test_verdict_names_the_schemes_tied_with_the_best_of_section_6_2():

@@ -44,6 +44,8 @@ from .report import (
     PASSKEY_DISAGREE,
     PPL_DISAGREE,
     PUBLISHED,
+    PairedComparison,
+    beats,
     category,
     claim_verdicts,
     comparison_table,
@@ -52,6 +54,7 @@ from .report import (
     growth,
     growth_range,
     n_seeds,
+    paired,
     passkey_best,
     passkey_ranking,
     passkey_spread,
@@ -68,6 +71,7 @@ from .report import (
     spread,
     takeaways,
     tied,
+    unbeaten,
 )
 from .results import LabResults, merge_results, same_environment, summary_table
 from .run import replay_losses, rerun, run_lab
@@ -107,6 +111,7 @@ __all__ = [
     "LabModel",
     "LabResults",
     "ModelConfig",
+    "PairedComparison",
     "PasskeyConfig",
     "RemapSettings",
     "Scheme",
@@ -114,6 +119,7 @@ __all__ = [
     "WeightedOutput",
     "attention_profile",
     "batch_generator",
+    "beats",
     "category",
     "claim_verdicts",
     "comparison_table",
@@ -131,6 +137,7 @@ __all__ = [
     "lr_at",
     "merge_results",
     "n_seeds",
+    "paired",
     "passkey_batch",
     "passkey_best",
     "passkey_ranking",
@@ -160,4 +167,5 @@ __all__ = [
     "takeaways",
     "tied",
     "train_model",
+    "unbeaten",
 ]

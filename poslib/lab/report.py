@@ -11,11 +11,19 @@ Thresholds on the growth, ppl(k·L_train) / ppl(L_train) (means over seeds; prin
 * 1.05 < growth ≤ 1.5 → it **degrades gracefully**;
 * growth > 1.5 → it **does not extrapolate**.
 
-**Ties come from the seeds.** With several seeds, the *spread* of a scheme at a length is the
-range (max − min) of its per-seed perplexities there; two schemes are **tied** when their means
-differ by no more than the larger of their two spreads, that is, when another seed could
-plausibly swap them. With one seed there is no spread to measure, and the fallback is a 3 %
-difference (:data:`TIE`), which the verdicts then say.
+**Comparisons are paired by seed.** Every seed of a run is one trained model (and in an extension run
+every method of a seed starts from the same one), scored on the same validation bytes and passkey keys,
+so two schemes are compared seed by seed, never by their unpaired ranges (:func:`paired`). For
+perplexity the per-seed difference is the log ratio ln(ppl_a / ppl_b), reported as the *paired ratio*,
+the geometric mean of ppl_a / ppl_b over seeds (a log, so that a against b is exactly b against a
+reversed); for passkey accuracy it is the difference in points, acc_a − acc_b. Scheme a **beats** b when
+it is better on *every* seed (lower perplexity, higher accuracy) *and* the mean paired difference reaches
+the threshold: a paired ratio beyond ×1.03 either way (:data:`TIE`, 3 %) or 10 points of accuracy
+(:data:`PASSKEY_TIE`). Otherwise they are **tied**:
+the seeds disagree in sign, or they agree on a difference too small to matter. With one seed the same
+rule reads as "better by at least the threshold". "Beats" is transitive (better on every seed twice
+is better on every seed, and the paired differences add up, for perplexity multiplicatively), so the
+schemes that nothing beats always exist, and orderings built from it never contradict a pair.
 
 **When the seeds disagree, no mean is read.** A mean over seeds that fall far apart describes
 none of them: passkey accuracies of 0.90, 0, 0 average to 0.30 ("partly retrieves"), and a
@@ -24,13 +32,15 @@ range of 0.9 would make that scheme "tied" with almost anything. So a scheme's s
 :data:`PPL_DISAGREE` (max / min > 1.5, the width of the whole "degrades gracefully" band of
 growth), or their passkey accuracies span more than :data:`PASSKEY_DISAGREE` (max − min > 0.5,
 half the scale). There, the verdicts show the per-seed values (:func:`seeds_text`) instead of a
-mean, a tie or a category: such a scheme is tied with nothing, left out of the rankings that
-verdicts are drawn from, and named separately.
+mean, a tie or a category: such a scheme is left out of the rankings that verdicts are drawn from,
+and named separately.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .config import LabConfig
@@ -41,12 +51,15 @@ __all__ = [
     "PASSKEY_DISAGREE",
     "PPL_DISAGREE",
     "TIE",
+    "PairedComparison",
+    "beats",
     "category",
     "claim_verdicts",
     "extension_verdicts",
     "growth",
     "growth_range",
     "n_seeds",
+    "paired",
     "passkey_best",
     "ranking",
     "reach_end",
@@ -57,10 +70,12 @@ __all__ = [
     "spread",
     "takeaways",
     "tied",
+    "unbeaten",
 ]
 
 EXTRAPOLATES, GRACEFUL, TIE = 1.05, 1.5, 0.03
 PPL_DISAGREE, PASSKEY_DISAGREE = 1.5, 0.5  # seeds disagree: ppl max/min above, or passkey max − min above
+RETRIEVES, FAILS, PASSKEY_TIE = 0.9, 0.1, 0.1  # passkey: retrieves at or above, fails at or below; paired tie
 ROPE_VARIANTS = ("rope+pi", "rope+ntk", "rope+dynamic", "rope+yarn", "rope+logn")
 # 000 §6.2 lists these as remedies for unseen positions; NTK-RoPE is called the strongest without fine-tuning.
 SECTION_6_2 = ("alibi", "kerple", "sandwich", "xpos", "rope+pi", "rope+ntk")
@@ -170,27 +185,151 @@ def ranking(
     return sorted(((s, v) for s, v in values if v is not None), key=lambda sv: sv[1])
 
 
-def tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> bool:
-    """Whether ``a`` and ``b`` are tied at ``multiple`` × L_train (module docstring: by seed spread).
+@dataclass(frozen=True)
+class PairedComparison:
+    """Scheme ``a`` against scheme ``b`` seed by seed (module docstring): the paired rule's evidence and verdict.
 
-    A scheme whose seeds disagree there (:func:`seeds_disagree`) is tied with nothing.
+    ``diffs`` holds one paired difference per seed, in seed order: ln(ppl_a / ppl_b) for perplexity (a log,
+    so that a against b is exactly minus b against a, and differences add along a chain), acc_a − acc_b
+    for passkey accuracy. ``better`` counts the seeds on which ``a`` is better (lower perplexity, higher
+    accuracy), ``worse`` those on which it is worse. ``verdict`` is ``"a"`` (a beats b), ``"b"`` (b beats
+    a) or ``"tie"``.
     """
-    pa, pb = _ppl(results, a, multiple), _ppl(results, b, multiple)
-    if pa is None or pb is None:
+
+    a: str
+    b: str
+    metric: str
+    multiple: int
+    diffs: tuple[float, ...]
+    better: int
+    worse: int
+
+    @property
+    def n(self) -> int:
+        """The number of paired seeds."""
+        return len(self.diffs)
+
+    @property
+    def mean(self) -> float:
+        """The mean paired difference (of log perplexities, or of accuracies)."""
+        return sum(self.diffs) / len(self.diffs)
+
+    @property
+    def threshold(self) -> float:
+        """The smallest mean paired difference that can decide: ln(1 + :data:`TIE`), or :data:`PASSKEY_TIE`."""
+        return math.log1p(TIE) if self.metric == "ppl" else PASSKEY_TIE
+
+    @property
+    def verdict(self) -> str:
+        """ "a", "b" or "tie": better on every seed, by a mean paired difference of at least the threshold."""
+        if abs(self.mean) >= self.threshold:
+            if self.better == self.n:
+                return "a"
+            if self.worse == self.n:
+                return "b"
+        return "tie"
+
+    def text(self) -> str:
+        """From ``a``'s side: "lower on 3 of 3 seeds, paired ratio ×0.78 (×0.69 to ×0.90)", and why a tie is one.
+
+        For perplexity the paired ratio is the geometric mean of ppl_a / ppl_b over seeds (its range in
+        brackets); for passkey accuracy, the mean difference in points.
+        """
+        if self.metric == "ppl":
+            word = "lower"
+            # three decimals, more where they would print the threshold itself (×1.030 for 1.02989)
+            ratio, limit, digits = math.exp(abs(self.mean)), 1 + TIE, 3
+            while digits < 6 and f"{ratio:.{digits}f}" == f"{limit:.{digits}f}":
+                digits += 1
+            shown = [f"×{math.exp(d):.{digits}f}" for d in (self.mean, min(self.diffs), max(self.diffs))]
+            size = f"paired ratio {shown[0]}"
+            small = f"the paired ratio is within ×{1 + TIE:g} either way"
+        else:
+            word = "higher"
+            shown = [f"{100 * d:+.0f}".replace("-", "−") for d in (self.mean, min(self.diffs), max(self.diffs))]
+            size = f"mean paired difference {shown[0]} points"
+            small = f"the mean paired difference is under {100 * PASSKEY_TIE:.0f} points"
+        span = f" ({shown[1]} to {shown[2]})" if self.n > 1 else ""
+        text = f"{word} on {self.better} of {self.n} seed{'s' * (self.n > 1)}, {size}{span}"
+        if self.verdict == "tie":
+            split = self.n not in (self.better, self.worse)
+            text += "; tied: " + ("the seeds disagree on which is " + word if split else small)
+        return text
+
+
+def paired(
+    results: Mapping[str, Any], a: str, b: str, multiple: int = 8, metric: str = "ppl"
+) -> PairedComparison | None:
+    """``a`` against ``b`` at ``multiple`` × L_train, seed by seed (module docstring); None where either is undefined.
+
+    ``metric="ppl"``: per-seed log ratios of perplexity, threshold ln(1 + :data:`TIE`);
+    ``metric="passkey"``: per-seed differences of passkey accuracy, threshold :data:`PASSKEY_TIE`.
+    """
+    if metric not in ("ppl", "passkey"):
+        raise ValueError(f"metric must be 'ppl' or 'passkey', got {metric!r}")
+    if metric == "ppl":
+        va, vb = seed_values(results, a, multiple), seed_values(results, b, multiple)
+    else:
+        va, vb = passkey_values(results, a, multiple), passkey_values(results, b, multiple)
+    if va is None or vb is None:
+        return None
+    if len(va) != len(vb):
+        raise ValueError(f"{a!r} has {len(va)} seeds and {b!r} {len(vb)}: a paired comparison needs the same seeds")
+    if metric == "ppl":
+        diffs = tuple(math.log(x / y) for x, y in zip(va, vb, strict=True))
+        better, worse = sum(d < 0 for d in diffs), sum(d > 0 for d in diffs)
+    else:
+        diffs = tuple(x - y for x, y in zip(va, vb, strict=True))
+        better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    return PairedComparison(a, b, metric, multiple, diffs, better, worse)
+
+
+def beats(results: Mapping[str, Any], a: str, b: str, multiple: int = 8, metric: str = "ppl") -> bool:
+    """Whether ``a`` beats ``b`` at ``multiple`` × L_train by the paired rule (module docstring)."""
+    comparison = paired(results, a, b, multiple, metric)
+    return comparison is not None and comparison.verdict == "a"
+
+
+def tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> bool:
+    """Whether ``a`` and ``b`` are tied in perplexity at ``multiple`` × L_train by the paired rule.
+
+    Tied: the seeds disagree on which is lower, or the mean paired difference is below :data:`TIE`
+    (module docstring). A scheme whose seeds disagree there (:func:`seeds_disagree`) is compared with
+    nothing (False): it is named apart, not ranked.
+    """
+    comparison = paired(results, a, b, multiple)
+    if comparison is None:
         return False
     if seeds_disagree(results, a, multiple) or seeds_disagree(results, b, multiple):
         return False
-    if n_seeds(results) > 1:
-        sa, sb = spread(results, a, multiple), spread(results, b, multiple)
-        return abs(pa - pb) <= max(sa or 0.0, sb or 0.0)
-    return abs(pa - pb) <= TIE * min(pa, pb)
+    return comparison.verdict == "tie"
+
+
+def unbeaten(results: Mapping[str, Any], multiple: int, schemes: Sequence[str], metric: str = "ppl") -> list[str]:
+    """The schemes of ``schemes`` that no other one beats by the paired rule, best mean first.
+
+    Schemes whose seeds disagree (:func:`seeds_disagree`) and schemes not defined there are left out
+    (compared with nothing). Never empty while one scheme remains: "beats" is transitive.
+    """
+    if metric == "ppl":
+        pool = [s for s, _ in ranking(results, multiple, schemes) if not seeds_disagree(results, s, multiple)]
+    else:
+        pool = [
+            s
+            for s, _ in passkey_ranking(results, multiple, schemes)
+            if not seeds_disagree(results, s, multiple, "passkey")
+        ]
+    return [s for s in pool if not any(beats(results, t, s, multiple, metric) for t in pool if t != s)]
 
 
 def _best(results: Mapping[str, Any], multiple: int, schemes: Sequence[str]) -> tuple[str, list[str]]:
-    """The best scheme and the others tied with it, among those whose seeds agree."""
-    ranked = [(s, v) for s, v in ranking(results, multiple, schemes) if not seeds_disagree(results, s, multiple)]
-    best = ranked[0][0]
-    return best, [s for s, _ in ranked[1:] if tied(results, best, s, multiple)]
+    """The best scheme (lowest mean among those nothing beats, by the paired rule) and the others nothing beats.
+
+    Schemes whose seeds disagree are left out. Every scheme outside the returned group is beaten by one
+    inside it (transitivity), so "X is the best (tied with Y)" never names a scheme that another one beats.
+    """
+    group = unbeaten(results, multiple, schemes)
+    return group[0], group[1:]
 
 
 def scale_phrase(results: Mapping[str, Any]) -> str:
@@ -350,8 +489,6 @@ def takeaways(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
 
 # ---- passkey retrieval --------------------------------------------------------------------------------------------
 
-RETRIEVES, FAILS, PASSKEY_TIE = 0.9, 0.1, 0.1
-
 
 def passkey_values(results: Mapping[str, Any], scheme: str, multiple: int = 1) -> list[float] | None:
     """Per-seed passkey accuracy (mean over depths) of ``scheme`` at ``multiple`` × L_train; None where not defined."""
@@ -369,21 +506,18 @@ def passkey_spread(results: Mapping[str, Any], scheme: str, multiple: int = 1) -
 
 
 def passkey_tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 1) -> bool:
-    """Whether ``a`` and ``b`` retrieve equally well at ``multiple`` × L_train, by the seed spread.
+    """Whether ``a`` and ``b`` retrieve equally well at ``multiple`` × L_train, by the paired rule.
 
-    As for perplexity (module docstring): tied when the means differ by no more than the larger of
-    the two seed ranges; with one seed, by no more than :data:`PASSKEY_TIE` (10 points). A scheme
-    whose seeds disagree there (:func:`seeds_disagree`, ``metric="passkey"``) is tied with nothing.
+    As for perplexity (module docstring): tied unless one is higher on every seed by a mean of at least
+    :data:`PASSKEY_TIE` (10 points). A scheme whose seeds disagree there (:func:`seeds_disagree`,
+    ``metric="passkey"``) is compared with nothing (False).
     """
-    va, vb = passkey_values(results, a, multiple), passkey_values(results, b, multiple)
-    if va is None or vb is None:
+    comparison = paired(results, a, b, multiple, "passkey")
+    if comparison is None:
         return False
     if seeds_disagree(results, a, multiple, "passkey") or seeds_disagree(results, b, multiple, "passkey"):
         return False  # a mean over seeds that disagree is no measurement to tie with
-    gap = abs(sum(va) / len(va) - sum(vb) / len(vb))
-    if n_seeds(results) > 1:
-        return gap <= max(max(va) - min(va), max(vb) - min(vb))
-    return gap <= PASSKEY_TIE
+    return comparison.verdict == "tie"
 
 
 def retrieval(accuracy: float | None) -> str:
@@ -431,8 +565,8 @@ def reach_end(results: Mapping[str, Any], scheme: str) -> tuple[int, str | None]
 def passkey_best(results: Mapping[str, Any], multiple: int = 1) -> dict[str, Any]:
     """The best scheme at ``multiple`` × L_train by mean passkey accuracy, among the schemes whose seeds agree.
 
-    Returns ``{"best": name, "accuracy": mean, "tied": [names tied with it], "disagree": {name: seeds_text}}``;
-    ``disagree`` holds the schemes left out because their seeds disagree there.
+    Returns ``{"best": name, "accuracy": mean, "tied": [the others nothing beats], "disagree": {name: seeds_text}}``
+    (the paired rule, :func:`unbeaten`); ``disagree`` holds the schemes left out because their seeds disagree there.
     """
     ranked = passkey_ranking(results, multiple)
     split = {
@@ -440,11 +574,11 @@ def passkey_best(results: Mapping[str, Any], multiple: int = 1) -> dict[str, Any
         for s, _ in ranked
         if seeds_disagree(results, s, multiple, "passkey")
     }
-    agree = [(s, v) for s, v in ranked if s not in split]
-    if not agree:
+    if len(split) == len(ranked):
         raise ValueError(f"the seeds of every scheme disagree at {multiple}× L_train: no best scheme")
-    best, acc = agree[0]
-    ties = [s for s, _ in agree[1:] if passkey_tied(results, best, s, multiple)]
+    group = unbeaten(results, multiple, [s for s, _ in ranked], "passkey")
+    best, ties = group[0], group[1:]
+    acc = dict(ranked)[best]
     return {"best": best, "accuracy": acc, "tied": ties, "disagree": split}
 
 
@@ -577,36 +711,37 @@ FINETUNED = ("rope+ft", "rope+ft_pi", "rope+ft_ntk", "rope+ft_yarn")
 
 
 def _standing(results: Mapping[str, Any], scheme: str, multiple: int, pool: Sequence[str]) -> tuple[str, str]:
-    """(where ``scheme`` stands in ``pool`` at ``multiple`` ×: "best" / "tied" / "beaten", the phrase saying so)."""
+    """(where ``scheme`` stands in ``pool`` at ``multiple`` ×: "best" / "tied" / "beaten", the phrase saying so).
+
+    By the paired rule: "tied" when nothing beats it but another scheme has the lower mean; "beaten" names
+    the best scheme that beats it (one that nothing beats: "beats" is transitive) with the paired evidence.
+    """
     best, ties = _best(results, multiple, pool)
     if best == scheme:
         return ("best", f"{scheme} is the best" + (f" (tied with {', '.join(ties)})" if ties else ""))
     if scheme in ties:
-        return ("tied", f"{scheme} ties with the best, {best}")
-    v, b = _ppl(results, scheme, multiple), _ppl(results, best, multiple)
-    paired = _seeds_lower(results, best, scheme, multiple)
-    return ("beaten", f"{best} is the best ({b:.2f} against {scheme}'s {v:.2f}; lower on {paired})")
-
-
-def _seeds_lower(results: Mapping[str, Any], a: str, b: str, multiple: int) -> str:
-    """ "3 of 3 seeds": on how many seeds ``a``'s perplexity is below ``b``'s (the same trained model per seed)."""
-    va, vb = seed_values(results, a, multiple), seed_values(results, b, multiple)
-    if va is None or vb is None:
-        return "no seed"
-    return f"{sum(x < y for x, y in zip(va, vb, strict=True))} of {len(va)} seeds"
+        evidence = paired(results, scheme, best, multiple)
+        assert evidence is not None
+        return ("tied", f"{scheme} ties with the best, {best} ({scheme} {evidence.text()})")
+    winner = next(s for s in (best, *ties) if beats(results, s, scheme, multiple))
+    evidence = paired(results, winner, scheme, multiple)
+    assert evidence is not None
+    v, w = _ppl(results, scheme, multiple), _ppl(results, winner, multiple)
+    lead = f"{best} is the best, and " if winner != best else ""
+    return ("beaten", f"{lead}{winner} beats it ({w:.2f} against {scheme}'s {v:.2f}; {winner} {evidence.text()})")
 
 
 def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[str, str]:
     """Notebook 11's verdicts at ``multiple`` × L_train, from a :func:`poslib.lab.run_extension` result.
 
     ``"claim"``: 000 §6.2, NTK-RoPE is the strongest method without fine-tuning, judged against every
-    training-free method of the run (frequency scalings and distance remaps): holds when NTK is the best
-    with no tie, partly holds when it is tied with the best, does not hold when another method is better
-    (said "against the distance remaps 000 does not list" when a remap is the best: 000 ranked the remedies
-    it lists), with the number of seeds on which the best is lower (ties are read from unpaired seed
-    ranges, so a method with a wide range can tie with the best while losing on every seed); where NTK
-    stands among the frequency scalings alone (the reading notebook 08 could test) is added.
-    ``"finetune"``: the best fine-tuned model against the best training-free method. ``"passkey"``: the
+    training-free method of the run (frequency scalings and distance remaps), by the paired rule of the
+    module docstring: holds when NTK is the only method nothing beats, partly holds when nothing beats it
+    but it is not alone, does not hold when a method beats it (said "against the distance remaps 000 does
+    not list" when only remaps do: 000 ranked the remedies it lists), with the paired evidence (seeds on
+    which one is lower, the mean paired difference and its range); where NTK stands among the frequency
+    scalings alone (the reading notebook 08 could test) is added.
+    ``"finetune"``: the best fine-tuned model against the best training-free method, paired. ``"passkey"``: the
     same comparison by passkey accuracy, where the run scored it (a best below :data:`FAILS` is reported
     as every method failing). Ties, seed disagreements and the scale follow the module docstring; a
     scheme whose seeds disagree is named apart.
@@ -630,9 +765,12 @@ def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[st
     _, sc_text = _standing(results, "rope+ntk", multiple, scalings)
     holds = {"best": "holds", "tied": "partly holds", "beaten": "does not hold"}[where_all]
     if where_all == "best" and _best(results, multiple, free)[1]:
-        holds = "partly holds"  # best, but another method is within the seed range
-    if where_all == "beaten" and _best(results, multiple, free)[0] in DISTANCE_REMAPS:
-        # 000 ranks the remedies it lists; the remaps that beat NTK here are not among them (ReRoPE, Self-Extend)
+        holds = "partly holds"  # the lowest mean, but another method is not beaten by it (paired rule)
+    beaten_by = [
+        s for s in free if beats(results, s, "rope+ntk", multiple) and not seeds_disagree(results, s, multiple)
+    ]
+    if where_all == "beaten" and all(s in DISTANCE_REMAPS for s in beaten_by):
+        # 000 ranks the remedies it lists; what beats NTK here is only remaps it does not list (ReRoPE, Self-Extend)
         holds = "does not hold against the distance remaps 000 does not list"
     out = {
         "claim": (
@@ -645,29 +783,24 @@ def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[st
     best_tuned, tuned_ties = _best(results, multiple, tuned)
     steps = results.get("extension", {}).get("settings", {}).get("finetune_steps")
     f_len = results.get("extension", {}).get("finetune_len")
-    if tied(results, best_free, best_tuned, multiple):
-        relation = "ties with"
-    elif (_ppl(results, best_tuned, multiple) or 0.0) < (_ppl(results, best_free, multiple) or 0.0):
-        relation = "beats"
-    else:
-        relation = "loses to"
+    evidence = paired(results, best_tuned, best_free, multiple)
+    assert evidence is not None
+    relation = {"a": "beats", "b": "loses to", "tie": "ties with"}[evidence.verdict]
     out["finetune"] = (
         f"A short fine-tune ({steps} steps at {f_len} bytes) against no training, at {multiple}× L_train: the best "
         f"fine-tuned model, {best_tuned} ({_ppl(results, best_tuned, multiple):.2f}"
         + (f", tied with {', '.join(tuned_ties)}" if tuned_ties else "")
         + f"), {relation} the best training-free method, {best_free} ({_ppl(results, best_free, multiple):.2f}"
         + (f", tied with {', '.join(free_ties)}" if free_ties else "")
-        + ")."
+        + f"): {best_tuned} is {evidence.text()}."
     )
     if results.get("passkey"):
         split = {s for s in free + tuned if seeds_disagree(results, s, multiple, "passkey")}
         L = _length(results, "rope", multiple)
 
         def best_by_passkey(pool: Sequence[str]) -> tuple[str, float, list[str]]:
-            ranked = [(s, results["passkey"][s][L]) for s in pool if s not in split]
-            ranked.sort(key=lambda sv: -sv[1])
-            top, acc = ranked[0]
-            return top, acc, [s for s, _ in ranked[1:] if passkey_tied(results, top, s, multiple)]
+            group = unbeaten(results, multiple, [s for s in pool if s not in split], "passkey")
+            return group[0], results["passkey"][group[0]][L], group[1:]
 
         def best_text(kind: str, pool: Sequence[str]) -> str:
             top, acc, ties = best_by_passkey(pool)
