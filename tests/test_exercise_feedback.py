@@ -301,3 +301,136 @@ def test_a_rounded_answer_is_called_rounding_not_a_factor_of_one():
     fb = check_array(48800.0, 48760.55, what="a number")
     assert fb.ok is False and fb.message.startswith("rounding:") and "0.081 %" in fb.message, fb.message
     assert "scale: your answer is 2 ×" in check_array(2.0, 1.0, what="a number").message
+
+
+# Issue 34, item 21: answers whose slip the shared checks missed, each now named.
+
+
+def test_right_values_in_the_wrong_order_are_named() -> None:
+    nb07 = exercises.module("07")
+    s8, s16 = 2.0 ** (-np.arange(1, 9)), 2.0 ** (-np.arange(1, 17) / 2)
+    slopes = np.concatenate([s8, s16[0::2][:4]])
+    assert nb07.check_slopes_12(slopes).ok is True
+    said = {
+        "reversed": nb07.check_slopes_12(slopes[::-1]).message,
+        "descending": nb07.check_slopes_12(np.sort(slopes)[::-1]).message,
+        "ascending": nb07.check_slopes_12(np.sort(slopes)).message,
+        "shuffled": nb07.check_slopes_12(np.roll(slopes, 5)).message,
+    }
+    assert said["reversed"] == "order: your answer holds the expected values in reverse order", said
+    assert said["descending"].startswith("order:") and "sorted from largest to smallest" in said["descending"], said
+    assert said["ascending"].startswith("order:") and "sorted from smallest to largest" in said["ascending"], said
+    assert said["shuffled"] == "order: your answer holds the expected values in a different order", said
+    table = np.arange(12.0).reshape(3, 4) ** 2
+    flipped = check_array(table[:, ::-1], table, what="a table").message
+    assert flipped == "order: your answer holds the expected values in reverse order along axis 1", flipped
+    # a list rolled by one place is still an index slip (the shift is tried before the order)
+    rolled = check_array(np.roll(slopes, 1), slopes, what="12 slopes").message
+    assert rolled.startswith("off by one:"), rolled
+
+
+def test_the_identity_where_a_permutation_is_asked_is_named() -> None:
+    # np.eye(3) against Π's rows e_1, e_2, e_0 was "off by one: … did the index start at −1?"
+    nb01 = exercises.module("01")
+    eye = nb01.check_permutation_matrix(np.eye(3)).message
+    assert eye.startswith("identity: your answer is the identity matrix") and "off by one" not in eye, eye
+    order = check_array(np.arange(4), [2, 0, 3, 1], what="an order").message
+    assert order.startswith("identity: your answer is 0, 1, 2, … in order"), order
+    # the other slips of Π keep their names
+    assert nb01.check_permutation_matrix(np.eye(3)[[1, 2, 0]].T).message.startswith("transposed:")
+
+
+def test_the_square_or_square_root_of_the_expected_value_is_named() -> None:
+    # the shared check, for any exercise without a diagnosis of its own
+    factor = 0.1 * np.log(4.0) + 1
+    assert check_array(1.2965, factor, what="x").message.startswith("square: your answer is the square")
+    assert check_array(factor**2, factor, what="x").message.startswith("square: your answer is the square")
+    assert check_array(np.sqrt([2.0, 3.0, 5.0]), [2.0, 3.0, 5.0], what="x").message.startswith("square root:")
+    # never for a plain factor (4 for 2 is "2 ×") nor for a number within rounding of its square
+    assert check_array(4.0, 2.0, what="x").message.startswith("scale: your answer is 2 ×")
+    assert check_array(1.001, 1.0005, what="x").message.startswith("rounding:")
+
+
+def test_a_wrong_length_is_a_length_unless_a_range_is_off_by_one() -> None:
+    want = 1 / (np.arange(8) + 1)
+    other = check_array(np.ones(7), want, what="8 weights").message  # was "off by one: … one entry too many or too few"
+    assert other == "length: your answer has 7 entries, expected 8", other
+    assert check_array(np.ones(3), want, what="8 weights").message == "length: your answer has 3 entries, expected 8"
+    for got, why in (
+        (want[:-1], "without the last one (did the range stop one short?)"),
+        (want[1:], "without the first one (did the index start at 1 instead of 0?)"),
+        (1 / (np.arange(9) + 1), "one more at the end (did the range include its end?)"),
+        (np.concatenate([[2.0], want]), "one more at the start (did the index start at −1?)"),
+    ):
+        message = check_array(got, want, what="8 weights").message
+        assert message.startswith(f"off by one: your answer has {len(got)} entries, expected 8: "), message
+        assert message.endswith(why), message
+    # a matrix one row short keeps its shape message: an off-by-one only when it is the expected one cut
+    table = np.arange(12.0).reshape(3, 4)
+    assert check_array(table[:2], table, what="x").message.startswith("off by one: your answer has shape (2, 4)")
+    assert check_array(np.ones((2, 4)), table, what="x").message == (
+        "shape: your answer has shape (2, 4), expected (3, 4)"
+    )
+
+
+def test_a_string_is_not_read_as_a_number() -> None:
+    # np.asarray("47117.0", dtype=float) is 47117.0: the string was graded as a rounded number.
+    nb00 = exercises.module("00")
+    for text in ("47117.0", "47116.755"):
+        message = nb00.check_slowest_wavelength(text).message
+        assert message == "type: your answer is a string, not a number: write the number without quotes", message
+    for held in (["1", "2"], np.array(["1.0", "2.0"]), [1.0, "2"]):
+        message = check_array(held, [1.0, 2.0], what="x").message
+        assert message.startswith("type: your answer holds strings, not numbers"), (held, message)
+    assert check_array([1.0, 2.0], [1.0, 2.0], what="x").ok is True  # numbers stay numbers
+
+
+def recorded_diagnoses() -> list[tuple[str, str, np.ndarray, list[tuple[str, np.ndarray]], float]]:
+    """(notebook, exercise, expected value, diagnoses, rtol) of every check_array call a solution makes."""
+    found = []
+    for nb in exercises.NOTEBOOKS:
+        module = exercises.module(nb)
+        for ex in exercises.exercises(nb):
+            if not hasattr(module, "check_array"):
+                continue
+            calls: list[tuple[object, dict[str, object]]] = []
+
+            def recording(
+                answer: object, expected: object, calls: list[tuple[object, dict[str, object]]] = calls, **kw: object
+            ) -> Feedback:
+                calls.append((expected, kw))
+                return check_array(answer, expected, **kw)  # type: ignore[arg-type]
+
+            module.check_array = recording  # type: ignore[attr-defined]
+            try:
+                ex.check(exercises.run_solution(nb, ex))
+            finally:
+                module.check_array = check_array  # type: ignore[attr-defined]
+            for expected, kw in calls:
+                slips = [(e, np.asarray(w, dtype=np.float64)) for e, w in kw.get("diagnoses", ())]  # type: ignore[attr-defined]
+                found.append((nb, ex.key, np.asarray(expected, np.float64), slips, float(kw.get("rtol", 1e-6))))  # type: ignore[arg-type]
+    return found
+
+
+def test_diagnoses_lie_apart_so_a_typed_slip_is_never_confused() -> None:
+    # A diagnosis matches within SLIP_RTOL (1e-4) so that a slip typed from a printout is named; that is safe
+    # only while every diagnosis lies farther than both windows from the expected value and from the others.
+    calls = recorded_diagnoses()
+    assert len(calls) >= 25
+    for nb, key, want, slips, rtol in calls:
+        values = [("expected", want), *slips]
+        for i, (name_a, a) in enumerate(values):
+            for name_b, b in values[i + 1 :]:
+                if name_a == name_b or a.shape != b.shape or not np.array_equal(np.isinf(a), np.isinf(b)):
+                    continue
+                finite = np.isfinite(a)
+                gap = np.max(np.abs(a[finite] - b[finite]) / np.maximum(np.abs(b[finite]), 1e-12))
+                assert gap > 2 * max(rtol, _base.SLIP_RTOL), (nb, key, name_a, name_b, gap)
+
+
+def test_base_tries_the_new_slips_where_they_cannot_steal_a_better_name() -> None:
+    names = _base._generic_slip.__code__.co_names
+    # the identity before the shift (np.eye(3) looks shifted), the order after it (a roll is an index slip),
+    # the square before the factor (a squared number is also that number × it)
+    assert names.index("_identity") < names.index("_index_shift") < names.index("_order"), names
+    assert names.index("_order") < names.index("_power") < names.index("_constant_ratio"), names

@@ -2,9 +2,10 @@
 
 A checker never just says "wrong". It compares the answer with the reference and, when they differ,
 with the typical wrong answers the exercise lists (each with the sentence that explains it), then
-with generic slips: a wrong shape, a flipped sign, a transpose, degrees for radians, an index shifted by
-one (pairs 1 … 8 for 0 … 7), a constant factor. A right answer can carry the exercise's ``takeaway``,
-the sentence that answers the question the exercise asked.
+with generic slips: text for a number, a wrong length or shape, a flipped sign, a transpose, degrees for
+radians, the identity for a permutation, an index shifted by one (pairs 1 … 8 for 0 … 7), the right values in
+the wrong order, the square or square root, a constant factor. A right answer can carry the exercise's
+``takeaway``, the sentence that answers the question the exercise asked.
 """
 
 from __future__ import annotations
@@ -108,6 +109,15 @@ def not_answered(what: str) -> Feedback:
 
 Diagnosis = tuple[str, Any]
 
+# How close an answer must be to a *wrong* value (an exercise's diagnosis, the square of the expected value) to be
+# named as that slip: a value typed from a printout to 5 significant digits (1.2965 for 1.296477…, 1.8e-5 off)
+# is still the slip. Every diagnosis of every exercise lies at least 7.8e-4 from its expected value and from
+# the other diagnoses (tests/test_exercise_feedback.py), so at 1e-4 no two slips are confused.
+SLIP_RTOL = 1e-4
+# A slip is named only when it is not itself within rounding of the expected value (the "rounding" message's
+# 0.5 %): for an expected value of 1.0005 its square, 1.001, is a rounding slip, not a square.
+_DISTINCT = 5e-3
+
 
 def _as_floats(value: Any) -> Floats | None:
     try:
@@ -127,16 +137,60 @@ def _close(a: Floats, b: Floats, rtol: float, atol: float) -> bool:
     return bool(np.all(np.isfinite(fa)) and np.allclose(fa, fb, rtol=rtol, atol=atol))
 
 
+def _is_text(answer: Any) -> bool:
+    """True when ``answer`` is a string or holds one: NumPy would read "47117.0" as the number 47117."""
+    if isinstance(answer, str | bytes):
+        return True
+    if isinstance(answer, np.ndarray):
+        return answer.dtype.kind in "USO" and any(isinstance(x, str | bytes) for x in answer.ravel())
+    if isinstance(answer, list | tuple):
+        return any(_is_text(x) for x in answer)
+    return False
+
+
 def _subject(name: str) -> str:
     """How a message names the learner's value: "your answer", or the variable the exercise asks for."""
     return "your answer" if name == "answer" else f"`{name}`"
 
 
-def _shape_message(got: tuple[int, ...], want: tuple[int, ...], name: str) -> str:
+def _end_slip(got: Floats, want: Floats) -> str | None:
+    """How ``got`` is ``want`` with one entry dropped or added at an end of the axis whose length differs by one
+    (the off-by-one of a range's bounds), or None when it is not."""
+    axis = next(a for a in range(want.ndim) if got.shape[a] != want.shape[a])
+
+    def part(a: Floats, start: int | None, stop: int | None) -> Floats:
+        return a[(slice(None),) * axis + (slice(start, stop),)]
+
+    if got.shape[axis] < want.shape[axis]:
+        if _close(got, part(want, None, -1), 1e-6, 1e-9):
+            return "the expected values without the last one (did the range stop one short?)"
+        if _close(got, part(want, 1, None), 1e-6, 1e-9):
+            return "the expected values without the first one (did the index start at 1 instead of 0?)"
+    else:
+        if _close(part(got, None, -1), want, 1e-6, 1e-9):
+            return "the expected values and one more at the end (did the range include its end?)"
+        if _close(part(got, 1, None), want, 1e-6, 1e-9):
+            return "the expected values and one more at the start (did the index start at −1?)"
+    return None
+
+
+def _shape_message(got_values: Floats, want_values: Floats, name: str) -> str:
+    """The slip of an answer of the wrong shape: a length (1-D), an axis order, an entry too many or too few
+    at an end of a range (an off-by-one only when the rest of the values agree), a layout."""
+    got, want = got_values.shape, want_values.shape
     shapes = {"who": _subject(name), "got": str(got), "want": str(want)}
+    one_off = len(got) == len(want) and sum(abs(g - w) for g, w in zip(got, want, strict=True)) == 1
+    end = _end_slip(got_values, want_values) if one_off else None
+    if len(got) == len(want) == 1:
+        # A list of the wrong length is called off by one only when it is the expected list cut or extended at
+        # an end; otherwise "off by one" would name a slip the answer does not show.
+        counts = {"who": _subject(name), "got": str(got[0]), "want": str(want[0])}
+        if end is not None:
+            return compose("off by one: {who} has {got} entries, expected {want}: {why}", why=end, **counts)
+        return compose("length: {who} has {got} entries, expected {want}", **counts)
     if len(got) == len(want) and sorted(got) == sorted(want):
         return compose("shape: {who} has shape {got}, expected {want} (axes in the wrong order?)", **shapes)
-    if len(got) == len(want) and sum(abs(g - w) for g, w in zip(got, want, strict=True)) == 1:
+    if end is not None:
         return compose("off by one: {who} has shape {got}, expected {want} (one entry too many or too few)", **shapes)
     if int(np.prod(got)) == int(np.prod(want)):
         return compose(
@@ -159,22 +213,32 @@ def check_array(
     """Grade a numeric answer (a number or an array) against ``expected``.
 
     ``diagnoses`` lists (explanation, wrong value) pairs, tried first, so the learner reads the
-    exercise's own explanation of the slip; generic slips follow.
+    exercise's own explanation of the slip; a wrong value matches within ``SLIP_RTOL`` (or ``rtol``, if
+    looser), so one typed from a printout is still named. Generic slips follow.
     """
     if answer is None:
         return not_answered(what)
     want = np.asarray(expected, dtype=np.float64)
-    got = _as_floats(answer)
     who = _subject(name)
+    if _is_text(answer):  # before the conversion, which reads "47117.0" as a number and calls it rounding
+        if isinstance(answer, str | bytes):
+            return Feedback(
+                False, compose("type: {who} is a string, not a number: write the number without quotes", who=who)
+            )
+        return Feedback(
+            False, compose("type: {who} holds strings, not numbers: write the numbers without quotes", who=who)
+        )
+    got = _as_floats(answer)
     if got is None:
         return Feedback(
             False, compose("type: {who} should be numbers, got {type}", who=who, type=type(answer).__name__)
         )
+    slip_rtol = max(rtol, SLIP_RTOL)
     for explanation, wrong in diagnoses:
-        if _close(got, np.asarray(wrong, dtype=np.float64), rtol, atol) and not _close(got, want, rtol, atol):
+        if _close(got, np.asarray(wrong, dtype=np.float64), slip_rtol, atol) and not _close(got, want, rtol, atol):
             return Feedback(False, explanation)
     if got.shape != want.shape:
-        return Feedback(False, _shape_message(got.shape, want.shape, name))
+        return Feedback(False, _shape_message(got, want, name))
     if _close(got, want, rtol, atol):
         return Feedback(True, compose("{who} is right.", who=who))
     if not np.all(np.isfinite(got) | np.isinf(want)):
@@ -246,6 +310,100 @@ def _index_shift(got: Floats, want: Floats, name: str) -> str | None:
     return None
 
 
+def _identity(got: Floats, want: Floats, name: str) -> str | None:
+    """The identity where a permutation was asked: np.eye(n) for a permutation matrix, 0 … n − 1 for an order.
+
+    The answer that moves nothing is not an index shifted by one, though np.eye(3) against the rows e_1, e_2, e_0
+    looks like one; it is tried first."""
+    who = _subject(name)
+    n = want.shape[0] if want.ndim else 0
+    if n < 2 or _close(got, want, 1e-6, 1e-9):
+        return None
+    if want.ndim == 2 and want.shape == (n, n):
+        is_permutation = bool(
+            np.all((want == 0) | (want == 1)) and np.all(want.sum(axis=0) == 1) and np.all(want.sum(axis=1) == 1)
+        )
+        if is_permutation and _close(got, np.eye(n), 1e-6, 1e-9):
+            return compose(
+                "identity: {who} is the identity matrix, the permutation that leaves every row in place; "
+                "the expected one reorders them",
+                who=who,
+            )
+    in_order = np.arange(n, dtype=np.float64)
+    if want.ndim == 1 and np.array_equal(np.sort(want), in_order) and _close(got, in_order, 1e-6, 1e-9):
+        return compose(
+            "identity: {who} is 0, 1, 2, … in order, the permutation that leaves every entry in place; "
+            "the expected one reorders them",
+            who=who,
+        )
+    return None
+
+
+def _order(got: Floats, want: Floats, name: str) -> str | None:
+    """The right values in the wrong order: reversed (along an axis), sorted the other way, or shuffled."""
+    who = _subject(name)
+    if got.size < 2 or not _close(np.sort(got, axis=None), np.sort(want, axis=None), 1e-6, 1e-9):
+        return None
+    for axis in range(want.ndim):
+        if _close(got, np.flip(want, axis=axis), 1e-6, 1e-9):
+            along = compose(" along axis {axis}", axis=str(axis)) if want.ndim > 1 else ""
+            return compose("order: {who} holds the expected values in reverse order{along}", who=who, along=along)
+    if got.ndim == 1:
+        steps = np.diff(got)
+        if np.all(steps <= 0):
+            return compose(
+                "order: {who} holds the expected values sorted from largest to smallest, which is not their order",
+                who=who,
+            )
+        if np.all(steps >= 0):
+            return compose(
+                "order: {who} holds the expected values sorted from smallest to largest, which is not their order",
+                who=who,
+            )
+    return compose("order: {who} holds the expected values in a different order", who=who)
+
+
+def _whole_or_reciprocal(x: float) -> bool:
+    """2, 3, 1/2, 1/4 …: a factor that reads as a plain constant rather than as the expected value itself."""
+    return any(abs(v - round(v)) < 1e-6 and round(v) != 0 for v in (x, 1 / x) if np.isfinite(v))
+
+
+def _power(got: Floats, want: Floats, name: str) -> str | None:
+    """The square of the expected value (a factor applied twice), or its square root (applied once too few).
+
+    Matched within SLIP_RTOL (a square typed from a printout). A square that is a plain factor of a number
+    (4 for 2: "2 × the expected value") is left to the factor's message, which names it as well."""
+    who = _subject(name)
+    finite = np.isfinite(want)
+    w = want[finite]
+    candidates: list[tuple[Floats, str]] = [
+        (
+            want**2,
+            "square: {who} is the square of the expected value (the factor applied twice, where it acts once?)",
+        )
+    ]
+    if np.all(w >= 0):  # a square root only of an expected value with no negative entry (−inf entries aside)
+        candidates.append(
+            (
+                np.sqrt(np.abs(want)) * np.sign(want),  # −inf stays −inf (a masked entry), without a warning
+                "square root: {who} is the square root of the expected value (the factor applied once, "
+                "where it acts twice?)",
+            )
+        )
+    for power, template in candidates:
+        p = power[finite]
+        nonzero = np.abs(w) > 1e-12
+        if not np.any(np.abs(p[nonzero] - w[nonzero]) > _DISTINCT * np.abs(w[nonzero])):
+            continue  # the square of 0, 1 or a number near 1 is no slip of its own
+        if not _close(got, power, SLIP_RTOL, 1e-9):
+            continue
+        ratio = _constant_ratio(got, want)
+        if ratio is not None and _whole_or_reciprocal(ratio):
+            continue
+        return compose(template, who=who)
+    return None
+
+
 def _generic_slip(got: Floats, want: Floats, name: str) -> str:
     who = _subject(name)
     finite = np.isfinite(want)
@@ -257,9 +415,18 @@ def _generic_slip(got: Floats, want: Floats, name: str) -> str:
     for factor, units in ((180 / np.pi, "degrees, expected radians"), (np.pi / 180, "radians, expected degrees")):
         if np.allclose(g, w * factor, rtol=1e-6, atol=1e-9) and np.any(w != 0):
             return compose("units: {who} looks like {units}", who=who, units=units)
+    identity = _identity(got, want, name)  # before the shift: np.eye(3) looks like a shifted Π
+    if identity is not None:
+        return identity
     shifted = _index_shift(got, want, name)  # before the factor: a shifted geometric sequence is also one
     if shifted is not None:
         return shifted
+    ordered = _order(got, want, name)  # after the shift: a list rolled by one place is an index slip
+    if ordered is not None:
+        return ordered
+    power = _power(got, want, name)  # before the factor: the square of a number is also that number × it
+    if power is not None:
+        return power
     ratio = _constant_ratio(got, want)
     if ratio is not None and abs(ratio - 1) < 5e-3:  # "1 × the expected value" would explain nothing
         return compose(

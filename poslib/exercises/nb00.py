@@ -103,6 +103,7 @@ EXERCISES = (
         mistakes=(
             Mistake("answer = base ** (2 * 31 / d)", "2π radians"),
             Mistake("answer = 2 * np.pi * base", "off by one"),
+            Mistake('answer = "47117"', "a string, not a number"),
         ),
     ),
     Exercise(

@@ -116,6 +116,7 @@ EXERCISES = (
         mistakes=(
             Mistake("answer = np.eye(3)[list(order)].T", "transposed"),
             Mistake("answer = np.eye(3)[list(order)][:2]", "shape"),
+            Mistake("answer = np.eye(3)", "identity matrix"),
         ),
     ),
     Exercise(

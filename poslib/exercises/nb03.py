@@ -95,7 +95,7 @@ EXERCISES = (
         mistakes=(
             Mistake("answer = base ** (2 * np.arange(d // 2) / d)", "units"),
             Mistake("answer = 2 * np.pi * base ** (np.arange(d // 2) / d)", "exponent"),
-            Mistake("answer = 2 * np.pi * base ** (2 * np.arange(d) / d)", "shape"),
+            Mistake("answer = 2 * np.pi * base ** (2 * np.arange(d) / d)", "length: your answer has 16 entries"),
             # issue 24: pairs 1 … 8 for 0 … 7 is named as the shift it is, before the factor 3.16 it also is
             Mistake(
                 "answer = 2 * np.pi * base ** (2 * np.arange(1, d // 2 + 1) / d)",

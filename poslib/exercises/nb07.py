@@ -132,6 +132,12 @@ EXERCISES = (
                 "answer = np.concatenate([s8, s16[1::2][:4]])",
                 "repeat the first 8",
             ),
+            Mistake(
+                "s8 = 2.0 ** (-8 * np.arange(1, 9) / 8)\n"
+                "s16 = 2.0 ** (-8 * np.arange(1, 17) / 16)\n"
+                "answer = np.sort(np.concatenate([s8, s16[0::2][:4]]))[::-1]",
+                "sorted from largest to smallest",
+            ),
         ),
     ),
     Exercise(

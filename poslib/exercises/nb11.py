@@ -183,7 +183,7 @@ EXERCISES = (
             Mistake("answer = m - n", "plain RoPE's m − n"),
             Mistake("answer = n - m", "key − query, n − m"),
             Mistake("answer = np.maximum(n - m, -w)", "key − query's sign"),
-            Mistake("answer = np.minimum(m - n, w)[:-1]", "shape"),
+            Mistake("answer = np.minimum(m - n, w)[:-1]", "without the last one"),
         ),
     ),
     Exercise(
