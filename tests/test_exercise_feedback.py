@@ -306,6 +306,17 @@ def test_a_rounded_answer_is_called_rounding_not_a_factor_of_one():
 # Issue 34, item 21: answers whose slip the shared checks missed, each now named.
 
 
+def test_exercise_0_1_accepts_the_value_its_takeaway_prints() -> None:
+    # The takeaway answers "about 47,117 tokens"; typed back, that was "rounding: 0.00052 % off" at rtol 1e-6.
+    nb00 = exercises.module("00")
+    assert "about 47,117 tokens" in takeaway("00", "slowest-wavelength")
+    for typed in (47117.0, 47117, 47116.8):
+        assert nb00.check_slowest_wavelength(typed).ok is True, typed
+    # a rounder number is still a rounding slip, and the diagnosed slips are still named
+    assert nb00.check_slowest_wavelength(47000.0).message.startswith("rounding:")
+    assert nb00.check_slowest_wavelength(2 * np.pi * 10_000.0).message.startswith("off by one:")
+
+
 def test_right_values_in_the_wrong_order_are_named() -> None:
     nb07 = exercises.module("07")
     s8, s16 = 2.0 ** (-np.arange(1, 9)), 2.0 ** (-np.arange(1, 17) / 2)
@@ -338,6 +349,34 @@ def test_the_identity_where_a_permutation_is_asked_is_named() -> None:
     assert order.startswith("identity: your answer is 0, 1, 2, … in order"), order
     # the other slips of Π keep their names
     assert nb01.check_permutation_matrix(np.eye(3)[[1, 2, 0]].T).message.startswith("transposed:")
+
+
+def test_exercise_5_3_names_degrees_and_swapped_coordinates() -> None:
+    nb05 = exercises.module("05")
+    q, a = np.array([2.0, 1.0]), 1.5
+
+    def rot(t: float, v: np.ndarray = q) -> np.ndarray:
+        return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) @ v
+
+    assert nb05.check_rotated_pair(rot(a)).ok is True
+    degrees = nb05.check_rotated_pair(rot(np.degrees(a))).message  # the angle in degrees, fed to np.cos
+    assert degrees.startswith("units:") and "np.degrees turned mθ = 1.5 rad into 85.9" in degrees, degrees
+    converted = nb05.check_rotated_pair(np.degrees(rot(a))).message  # the result × 180/π
+    assert converted == "units: your answer looks like degrees, expected radians", converted
+    swapped = nb05.check_rotated_pair(rot(a)[::-1]).message
+    assert swapped.startswith("order:") and "x and y are swapped" in swapped, swapped
+    swapped_q = nb05.check_rotated_pair(rot(a, q[::-1])).message
+    assert swapped_q.startswith("order:") and "that rotates (1, 2)" in swapped_q, swapped_q
+
+
+def test_exercise_9_3_names_the_factor_on_the_scores() -> None:
+    # 1.2965 is (0.1 ln 4 + 1)², the factor on the scores; it was "scale: your answer is 1.14 × the expected value".
+    nb09 = exercises.module("09")
+    factor = 0.1 * np.log(4.0) + 1
+    for typed in (factor**2, 1.2965):  # exact, and typed from a printout (1.8e-5 off)
+        message = nb09.check_yarn_factor(typed).message
+        assert message.startswith("square:") and "the factor on the scores" in message, (typed, message)
+        assert "factor on cos and sin" in message and "scale" not in message, message
 
 
 def test_the_square_or_square_root_of_the_expected_value_is_named() -> None:

@@ -90,8 +90,8 @@ def check_rotated_pair(answer: Any) -> Feedback:
     """R(mθ) q for q = (2, 1), θ = 0.25, m = 6."""
     q, a = np.array([2.0, 1.0]), 6 * 0.25
 
-    def rot(t: float) -> np.ndarray[Any, np.dtype[np.float64]]:
-        return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) @ q
+    def rot(t: float, v: np.ndarray[Any, np.dtype[np.float64]] = q) -> np.ndarray[Any, np.dtype[np.float64]]:
+        return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) @ v
 
     return check_array(
         answer,
@@ -100,7 +100,14 @@ def check_rotated_pair(answer: Any) -> Feedback:
         diagnoses=[
             ("sign: that rotates clockwise, by −mθ; RoPE's R(mθ) turns counter-clockwise", rot(-a)),
             ("units: np.cos and np.sin take radians; mθ = 1.5 rad, not 1.5°", rot(np.radians(a))),
+            (
+                f"units: np.cos and np.sin take radians; np.degrees turned mθ = {a:g} rad into {np.degrees(a):.1f}, "
+                f"which they read as {np.degrees(a):.1f} radians",
+                rot(np.degrees(a)),
+            ),
             ("off by one: the position is m = 6, the angle 6θ", rot(a + 0.25)),
+            ("order: your x and y are swapped; the pair is (x, y), x first", rot(a)[::-1]),
+            ("order: that rotates (1, 2); q = (2, 1) has x = 2 and y = 1, in that order", rot(a, q[::-1])),
         ],
     )
 
@@ -208,6 +215,14 @@ EXERCISES = (
             Mistake(
                 "a = (m + 1) * theta\nanswer = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ q",
                 "off by one",
+            ),
+            Mistake(
+                "a = np.degrees(m * theta)\nanswer = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ q",
+                "np.degrees turned",
+            ),
+            Mistake(
+                "a = m * theta\nanswer = (np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ q)[::-1]",
+                "x and y are swapped",
             ),
         ),
     ),

@@ -60,6 +60,12 @@ def check_yarn_factor(answer: Any) -> Feedback:
             ("units: the formula uses the natural log; that is log₂", 0.1 * np.log2(s) + 1),
             ("units: the formula uses the natural log; that is log₁₀", 0.1 * np.log10(s) + 1),
             ("missing the + 1: at s = 1 the factor must be 1 (no change)", 0.1 * np.log(s)),
+            (
+                "square: that is the factor on the scores, (0.1 ln s + 1)²: cos and sin, and so the rotated q and k, "
+                "are each multiplied by 0.1 ln s + 1, their dot product by its square; the exercise asks for the "
+                "factor on cos and sin",
+                (0.1 * np.log(s) + 1) ** 2,
+            ),
         ],
     )
 
@@ -153,6 +159,8 @@ EXERCISES = (
         mistakes=(
             Mistake("answer = 0.1 * np.log2(s) + 1", "log₂"),
             Mistake("answer = 0.1 * np.log(s)", "+ 1"),
+            Mistake("answer = (0.1 * np.log(s) + 1) ** 2", "the factor on the scores"),
+            Mistake("answer = 1.2965", "the factor on the scores"),
         ),
     ),
 )
