@@ -235,7 +235,7 @@ MROPE_LAYOUTS: dict[str, tuple[tuple[int, int, int], float, bool]] = {
 
 
 class MropeGridPlot(LivePlot):
-    """M-RoPE on an image grid: which pairs follow t, h, w, and the position-only score of one patch with all others.
+    """M-RoPE on an image grid: the pairs of each axis (time, row, column) and one patch's position-only scores.
 
     ``layout`` picks Qwen2-VL's three consecutive sections or Qwen3-VL's interleaved deal (:data:`MROPE_LAYOUTS`).
 
@@ -259,7 +259,12 @@ class MropeGridPlot(LivePlot):
         section, base, interleaved = MROPE_LAYOUTS[self.params["layout"]]
         return section, rope_frequencies(self.head_dim, base), interleaved
 
-    def _scores(self) -> np.ndarray:
+    def scores(self) -> np.ndarray:
+        """The position-only score of the query patch with every key patch, a (12, 16) grid (rows × columns).
+
+        Query and key are the same unit vector, so the score is the positional part alone; at the
+        current ``row``, ``col`` and ``layout`` (set them with :meth:`update`).
+        """
         section, inv_freq, interleaved = self.arrangement
         h, w = self.grid
         rows, cols = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
@@ -277,11 +282,11 @@ class MropeGridPlot(LivePlot):
             (line,) = ax1.semilogy([], [], ms=3, **{**series(k), "linestyle": "none"})
             self.marks.append(line)
         ax1.axhline(16, color="0.6", ls=":", lw=1, label="grid width, 16 patches")
-        ax1.set(xlabel="pair index j", ylabel=r"wavelength $2\pi/\theta_j$ (tokens)", xlim=(-2, 65), ylim=(3, 3e7))
+        ax1.set(xlabel="pair index i", ylabel=r"wavelength $2\pi/\theta_i$ (tokens)", xlim=(-2, 65), ylim=(3, 3e7))
         self.legend_axes = ax1
-        self.image = ax2.imshow(self._scores(), cmap="viridis", origin="upper")
+        self.image = ax2.imshow(self.scores(), cmap="viridis", origin="upper")
         (self.dot,) = ax2.plot([], [], "r+", ms=12, mew=2)
-        ax2.set(title="", xlabel="patch column w", ylabel="patch row h")
+        ax2.set(title="", xlabel="patch column", ylabel="patch row")
         sparse_colorbar(fig, self.image, ax2, "score qᵀk (same content, |q| = |k| = 1)")
         return fig
 
@@ -289,7 +294,7 @@ class MropeGridPlot(LivePlot):
         section, inv_freq, interleaved = self.arrangement
         axis = mrope_axis_of_pair(section, interleaved=interleaved)
         wl = 2 * np.pi / inv_freq
-        for k, (line, name) in enumerate(zip(self.marks, ["t (time)", "h (row)", "w (column)"], strict=True)):
+        for k, (line, name) in enumerate(zip(self.marks, ["time", "row", "column"], strict=True)):
             sel = axis == k
             line.set_data(np.flatnonzero(sel), wl[sel])
             line.set_label(f"{name}: {sel.sum()} pairs")
@@ -300,11 +305,11 @@ class MropeGridPlot(LivePlot):
                 text.set_text(line.get_label())
         self.legend_axes.set_title(f"M-RoPE {self.params['layout']}: {list(section)}")
         r, c = int(self.params["row"]), int(self.params["col"])
-        scores = self._scores()
+        scores = self.scores()
         self.image.set_data(scores)
         self.image.set_clim(scores.min(), 1.0)  # the range can be narrow: slow row and column pairs barely turn
         self.dot.set_data([c], [r])
-        self.image.axes.set_title(f"query patch (h, w) = ({r}, {c}):\nscore with every key patch")
+        self.image.axes.set_title(f"query patch (row, column) = ({r}, {c}):\nscore with every key patch")
 
 
 def longrope_divisors_figure(config: dict[str, Any]) -> Figure:
@@ -320,7 +325,7 @@ def longrope_divisors_figure(config: dict[str, Any]) -> Figure:
     other = {"original_max_position_embeddings": config["original_max_position_embeddings"], "factor": s}
     ntk, _ = rope_inv_freq(rotary_dim, float(config["rope_theta"]), {"rope_type": "ntk", "factor": s})
     yarn, _ = rope_inv_freq(rotary_dim, float(config["rope_theta"]), {"rope_type": "yarn", **other})
-    fig, ax = new_figure(9.8, 3.9)
+    fig, ax = new_figure(9.8, 3.9, pyplot=True)  # a static figure: plt.show() must find it
     pairs = np.arange(rotary_dim // 2)
     curves = [
         (f"PI (all pairs ÷ s = {s:g})", np.full(len(pairs), s)),
@@ -346,7 +351,7 @@ def sink_mass_figure(lengths: Any, sink_logits: Any, mass: np.ndarray, predicted
     ``mass``: (seeds, sinks, lengths) from :func:`poslib.teaching.sinks.key_mass_with_sink`; ``predicted``:
     (sinks, lengths), the large-N formula, drawn dashed.
     """
-    fig, ax = new_figure(9.8, 3.6)
+    fig, ax = new_figure(9.8, 3.6, pyplot=True)  # a static figure: plt.show() must find it
     lengths = np.asarray(lengths)
     for k, s in enumerate(sink_logits):
         style = series(k, len(lengths))
