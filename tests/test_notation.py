@@ -137,3 +137,205 @@ def test_early_notebooks_follow_the_table(name):
         f"cell {i}: {what}: {m.group()!r}" for i, t in texts for what, rx in FORBIDDEN.items() for m in rx.finditer(t)
     ]
     assert not found, found
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One symbol, one meaning, beyond the markdown: printed outputs, figure titles and the glossary (issue 34,
+# item 18). Each rule is a double meaning the course once had; the symbol the table gives is named beside it.
+# Rules hold in every notebook's markdown, in the text outputs of its code cells, in the titles its code and
+# poslib/viz draw, and in docs/glossary.md. The notation cell and the table page (which list what papers
+# write) are not read.
+
+_T = r"(?:ᵀ|\^\{?\\top\}?)\s*"  # a transpose, printed (ᵀ) or in LaTeX (^\top, ^{\top})
+RULES = {
+    "Π as anything but a permutation matrix (a function Π(m, n))": re.compile(r"\\Pi\s*\(|Π\s*\("),
+    "G as a matrix (G is Self-Extend's group size; W_q^T W_k is W_{qk}, a kernel's Gram matrix 𝒦)": re.compile(
+        _T + r"G(?!\()|\bG\s*=\s*W_q|\ban \$G\$|max\s*\|G\|"
+    ),
+    "A as a matrix other than the attention weights (W_{qk}; Transformer-XL's score z^rel_{m,n})": re.compile(
+        _T + r"A\s*(?:M|PE)|\bA_\{?m,?\s*n\}?(?![\w}])"
+    ),
+    "S as the score matrix (S_mn is cosine similarity; scores are z_{m,n})": re.compile(r"\\Pi\s*S\s*\\Pi|\bS'\s*="),
+    "b(·) as a bias of the offset (b is RoPE's base; T5's bias is b_bucket(r))": re.compile(
+        r"(?<![\w\\])b\((?:r|n\s*[-−]\s*m|m\s*[-−]\s*n)\)"
+    ),
+    "RoPE's rotation without Θ (the table writes R_{Θ,m})": re.compile(
+        r"(?<![\w\\^])R_m\b(?!\s*[-−])|(?<!\^)R_\{m\}|W_q" + _T + r"R_\{?n\s*[-−]\s*m"
+    ),
+    "s as a shift of positions (s is the context-extension factor; a shift is Δ)": re.compile(
+        r"(?<![\w\\])[mnp]\s*\+\s*s\b(?!')"
+    ),
+    "h with a position subscript (h is a head)": re.compile(r"(?<![\w\\])h_\{?[mn]\}?(?![\w{])"),
+    "h as an axis of M-RoPE's grid (h is a head)": re.compile(r"\baxis\s+\$?h\b"),
+    "an offset written k (a shift is Δ)": re.compile(r"\(\s*p\s*\+\s*k\s*\)|\bk\s*=\s*m\s*[-−]\s*n"),
+    "σ as the logistic function (σ is a standard deviation; write sigmoid)": re.compile(
+        r"\\sigma\s*\(\s*[qkx]|σ\s*\(\s*[qkx]"
+    ),
+}
+# in the glossary (which has no "papers write" column) positions are m, n as well
+GLOSSARY_RULES = {
+    **RULES,
+    "positions written i, j": FORBIDDEN["positions written i, j"],
+    "a pair of positions as subscript ij": re.compile(r"_\{?ij\}?"),
+}
+_TITLE = re.compile(
+    r"""(?:\btitle\s*=\s*|\bsuptitle\s*=\s*|set_title\(\s*|suptitle\(\s*)((?:[rfb]{0,2}(?:"[^"\n]*"|'[^'\n]*')\s*)+)"""
+)
+
+
+def titles(code: str) -> list[str]:
+    """The string literals a piece of code passes as a figure or axes title (title=, set_title, suptitle)."""
+    out = []
+    for m in _TITLE.finditer(code):
+        literal = m.group(1)
+        if "f" in literal.split('"')[0].split("'")[0].lower():  # an f-string's {{ }} are the braces it shows
+            literal = literal.replace("{{", "{").replace("}}", "}")
+        out.append(literal)
+    return out
+
+
+def texts_of(nb: dict) -> list[tuple[str, str]]:
+    """(where, text) for a notebook's markdown, its code cells' printed text and the titles its code draws."""
+    out = []
+    for i, c in enumerate(nb["cells"]):
+        src = "".join(c["source"])
+        if notation.ANCHOR in src:
+            continue  # the table itself names what the papers write
+        if c["cell_type"] == "markdown":
+            out.append((f"cell {i} markdown", src))
+            continue
+        out += [(f"cell {i} title", t) for t in titles(src)]
+        for o in c.get("outputs", []):
+            printed = "".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+            if printed and not printed.startswith("<Figure"):
+                out.append((f"cell {i} output", printed))
+    return out
+
+
+# a paper's own formula, quoted beside the course's symbols ("the paper writes …, our …"): not a second meaning
+PAPER_QUOTES = {
+    "10_learned_and_contextual_positions": [
+        "its equation has the gate $\\sigma(q_i^\\top k_j)$, our\n$\\mathrm{sigmoid}(q_m^\\top k_n)$",
+    ],
+}
+
+
+def clashes(
+    texts: list[tuple[str, str]], rules: dict[str, re.Pattern[str]] = RULES, quotes: tuple[str, ...] = ()
+) -> list[str]:
+    found = []
+    for where, t in texts:
+        for quote in quotes:
+            t = t.replace(quote, "«paper»")
+        found += [f"{where}: {what}: {m.group()!r}" for what, rx in rules.items() for m in rx.finditer(t)]
+    return found
+
+
+NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_markdown_outputs_and_titles_keep_one_meaning(name):
+    nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    found = clashes(texts_of(nb), quotes=tuple(PAPER_QUOTES.get(name, ())))
+    assert not found, found
+
+
+def test_paper_quotes_are_still_there_and_exempt_only_themselves():
+    # each exemption names text that exists (a stale one would exempt nothing and hide nothing), and the
+    # same formula outside the quote is still caught
+    for name, quotes in PAPER_QUOTES.items():
+        nb = (ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8")
+        text = "".join("".join(c["source"]) for c in json.loads(nb)["cells"])
+        for quote in quotes:
+            assert quote in text, (name, quote)
+            assert clashes([("planted", quote)]), quote
+            assert clashes([("planted", quote + r"; again $\sigma(q_m)$")], quotes=(quote,)), quote
+
+
+def test_figure_titles_in_poslib_viz_keep_one_meaning():
+    texts = []
+    for path in sorted((ROOT / "poslib" / "viz").glob("*.py")):
+        texts += [(f"{path.name} title", t) for t in titles(path.read_text(encoding="utf-8"))]
+    assert len(texts) > 30, len(texts)  # the titles are found at all
+    found = clashes(texts)
+    assert not found, found
+
+
+def test_glossary_uses_the_table_symbols():
+    text = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    found = clashes([("docs/glossary.md", text)], GLOSSARY_RULES)
+    assert not found, found
+
+
+# planted cases: each rule catches the double meaning it was written for, and the collectors read what they say
+PLANTED = {
+    "Π as anything but a permutation matrix (a function Π(m, n))": r"$\Pi(m, n) = \mathrm{PE}(m)^{\top} A$",
+    "G as a matrix (G is Self-Extend's group size; W_q^T W_k is W_{qk}, a kernel's Gram matrix 𝒦)": "min cᵀGc / max|G|",
+    "A as a matrix other than the attention weights (W_{qk}; Transformer-XL's score z^rel_{m,n})": (
+        r"the four terms of $A_{mn}$"
+    ),
+    "S as the score matrix (S_mn is cosine similarity; scores are z_{m,n})": r"$\Pi S \Pi^{\top}$",
+    "b(·) as a bias of the offset (b is RoPE's base; T5's bias is b_bucket(r))": r"add a term $b(r)$",
+    "RoPE's rotation without Θ (the table writes R_{Θ,m})": r"$f(q, m) = R_m q$",
+    "s as a shift of positions (s is the context-extension factor; a shift is Δ)": "|score(m+s, n+s) − score(m, n)|",
+    "h with a position subscript (h is a head)": r"$h_m = x_m + p_m$",
+    "h as an axis of M-RoPE's grid (h is a head)": "pairs 1, 4, 7 are overwritten by axis h",
+    "an offset written k (a shift is Δ)": r"$\mathrm{PE}(p+k)$",
+    "σ as the logistic function (σ is a standard deviation; write sigmoid)": r"$g = \sigma(q_i^\top k_j)$",
+}
+# what the rules must let through: the table's own symbols, and the same letters in their one meaning
+ALLOWED = [
+    r"$\Pi X$, $\Pi^{\top}\Pi = I$",
+    r"$M_\Delta^{\top} W_{qk} M_\Delta = W_{qk}$",
+    r"$\lfloor m/G \rfloor$ with group size $G$",
+    r"$G(q, k, m-n)$, $G = R_G\,e^{\mathrm{j}\Theta_G}$",
+    r"$A' = \Pi A \Pi^{\top}$; the new arc $A_i(L')$",
+    r"$S_{mn} = \cos\angle(p_m, p_n)$",
+    r"$b_{\mathrm{bucket}(r)}$ and the base $b$",
+    r"$R_{\Theta,m}$, Transformer-XL's $R_{m-n}$ and $R_{n-m}$",
+    "score(m+Δ, n+Δ); L' = sL; s'(N)",
+    r"head $h$ of $n_h$; $x'_m = x_m + p_m$",
+    r"$\mathrm{PE}(p+\Delta) = M_\Delta\,\mathrm{PE}(p)$; $k_n$",
+    r"a spread $\sigma$; $\mathrm{sigmoid}(q_m^\top k_n)$; σ(N) = 2.5",
+]
+
+
+def test_each_rule_catches_its_planted_case():
+    assert set(PLANTED) == set(RULES)
+    for what, text in PLANTED.items():
+        assert [h for h in clashes([("planted", text)]) if what in h], (what, text)
+
+
+def test_rules_let_the_table_symbols_through():
+    found = clashes([(f"allowed {i}", t) for i, t in enumerate(ALLOWED)])
+    assert not found, found
+
+
+def test_glossary_rules_catch_paper_positions():
+    for text in (r"$\psi(i-j)/\psi(\max(L, i))$", r"$g_{ij}$"):
+        assert clashes([("planted", text)], GLOSSARY_RULES), text
+
+
+def test_outputs_and_titles_are_read():
+    # a misuse planted in a printed line, in a title of a code cell and in a poslib/viz-style title is found
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": ["no symbols here"]},
+            {
+                "cell_type": "code",
+                "source": ['ax.set_title(f"the four terms of $A_{{mn}}$ at L = {L}")\n', 'fig.suptitle("R_m q")'],
+                "outputs": [
+                    {"output_type": "stream", "name": "stdout", "text": ["max |score(m+s, n+s) − score(m, n)|\n"]},
+                    {"output_type": "execute_result", "data": {"text/plain": ["'min cᵀGc'"]}},
+                    {"output_type": "display_data", "data": {"text/plain": ["<Figure size 640x480 with 1 Axes>"]}},
+                ],
+            },
+        ]
+    }
+    found = clashes(texts_of(nb))
+    assert [f for f in found if f.startswith("cell 1 title") and "A_{mn}" in f], found
+    assert [f for f in found if f.startswith("cell 1 title") and "R_m" in f], found
+    assert [f for f in found if f.startswith("cell 1 output") and "m+s" in f], found
+    assert [f for f in found if f.startswith("cell 1 output") and "'ᵀG'" in f], found
+    assert titles('ax.set(title=r"$z^{\\mathrm{rel}}_{m,n}$", xlabel="x")') == ['r"$z^{\\mathrm{rel}}_{m,n}$"']
