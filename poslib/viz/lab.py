@@ -55,12 +55,24 @@ SCHEME_STYLE: dict[str, dict[str, Any]] = {
 }
 
 
+def _seed_range(results: dict[str, Any], key: str, name: str, L: int) -> tuple[float, float] | None:
+    """(min, max) over seeds of perplexity or passkey accuracy (mean over depths) at length ``L``; None if unknown."""
+    runs = results.get("runs", {}).get(name) or {}
+    values = []
+    for run in runs.values():
+        v = run.get(key, {}).get(str(L))
+        if v is None:
+            return None
+        values.append(sum(v.values()) / len(v) if isinstance(v, dict) else v)
+    return (min(values), max(values)) if values else None
+
+
 def perplexity_figure(
     results: dict[str, Any], schemes: Sequence[str] | None = None, *, ylim: tuple[float, float] | None = None
 ) -> Figure:
     """Validation perplexity against evaluation length (log₂ x axis), one line per scheme.
 
-    Error bars (± one standard deviation over seeds) appear when the run had
+    Error bars (from the lowest to the highest seed) appear when the run had
     several seeds. Undefined points (a learned table beyond its length) are left
     out and marked "not defined" at the first missing length.
     """
@@ -71,15 +83,17 @@ def perplexity_figure(
     finite = []
     for name in schemes:
         ys = [results["ppl"][name][str(L)] for L in lens]
-        sds = [results["ppl_std"][name][str(L)] for L in lens]
         xs = [L for L, y in zip(lens, ys, strict=True) if y is not None]
         yv = [y for y in ys if y is not None]
-        err = [sd for sd, y in zip(sds, ys, strict=True) if y is not None]
+        ranges = [_seed_range(results, "ppl", name, L) for L in xs]
+        several = len(results.get("runs", {}).get(name) or {}) > 1 and all(r is not None for r in ranges)
         style = {"ls": "-", "marker": "o", **SCHEME_STYLE.get(name, {})}
         # A scheme undefined beyond some length says so in its legend entry, not in a note over the curves.
         label = name if len(xs) == len(lens) else f"{name} (not defined beyond {xs[-1] if xs else 0})"
-        if any(e is not None for e in err):
-            ax.errorbar(xs, yv, yerr=[e or 0.0 for e in err], capsize=3, label=label, **style)
+        if several:
+            below = [max(0.0, y - r[0]) for y, r in zip(yv, ranges, strict=True) if r is not None]
+            above = [max(0.0, r[1] - y) for y, r in zip(yv, ranges, strict=True) if r is not None]
+            ax.errorbar(xs, yv, yerr=[below, above], capsize=3, label=label, **style)
         else:
             ax.plot(xs, yv, label=label, **style)
         finite += yv
@@ -193,18 +207,23 @@ def passkey_map_figure(results: dict[str, Any], schemes: Sequence[str], *, ncols
 
 
 def ppl_and_passkey_figure(results: dict[str, Any], schemes: Sequence[str]) -> Figure:
-    """Perplexity (left) and passkey accuracy (right) against length, ± one standard deviation over seeds."""
+    """Perplexity (left) and passkey accuracy (right) against length: seed mean, bars from the lowest to the
+    highest seed (a range, not ± a standard deviation, so an accuracy bar never leaves [0, 1])."""
     lens, train_len = list(results["config"]["eval"]["eval_lens"]), results["config"]["model"]["train_len"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9.8, 4.6), layout="constrained")
-    for ax, (key, std_key) in zip((left, right), (("ppl", "ppl_std"), ("passkey", "passkey_std")), strict=True):
+    for ax, key in zip((left, right), ("ppl", "passkey"), strict=True):
         for name in schemes:
-            pairs = [(L, results[key][name][str(L)], results[std_key][name][str(L)]) for L in lens]
-            pairs = [(L, v, sd) for L, v, sd in pairs if v is not None]
+            points = [(L, results[key][name][str(L)]) for L in lens]
+            points = [(L, v) for L, v in points if v is not None]
+            ranges = [_seed_range(results, key, name, L) or (v, v) for L, v in points]
             style = {"ls": "-", "marker": "o", **SCHEME_STYLE.get(name, {})}
             ax.errorbar(
-                [p[0] for p in pairs],
-                [p[1] for p in pairs],
-                yerr=[p[2] or 0.0 for p in pairs],
+                [p[0] for p in points],
+                [p[1] for p in points],
+                yerr=[
+                    [max(0.0, v - lo) for (_, v), (lo, _) in zip(points, ranges, strict=True)],
+                    [max(0.0, hi - v) for (_, v), (_, hi) in zip(points, ranges, strict=True)],
+                ],
                 capsize=3,
                 label=name,
                 **style,
