@@ -724,8 +724,16 @@ def test_perplexity_figure_draws_defined_points_only():
 
     from poslib.viz.lab import attention_profile_figure, perplexity_figure
 
+    two = _with_seeds({"rope": [[6.0, 7, 9, 14, 20], [6.0, 7, 9, 16, 20]], "alibi": [[7.0] * 5, [7.2] * 5]})
+    fig = perplexity_figure(two, ["rope", "alibi"])
+    bars = fig.axes[0].containers
+    assert [c.get_label() for c in bars] == ["rope", "alibi"]  # error bars with two seeds
+    # the bar at 8x runs from the lower seed to the higher one (14 to 16), not ± a standard deviation
+    segment = bars[0][2][0].get_segments()[3]
+    assert [y for _, y in segment] == [14.0, 16.0], segment
+    plt.close(fig)
     fig = perplexity_figure(_fake_results(FAKE, seeds=(0, 1)), ["rope", "alibi"])
-    assert [c.get_label() for c in fig.axes[0].containers] == ["rope", "alibi"]  # error bars with two seeds
+    assert not fig.axes[0].containers  # no per-seed values: no bars rather than made-up ones
     plt.close(fig)
     fig = perplexity_figure(_fake_results(FAKE), ["learned", "rope", "alibi"])
     ax = fig.axes[0]

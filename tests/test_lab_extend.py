@@ -378,3 +378,99 @@ def test_the_committed_extension_run_is_the_documented_experiment():
     model_file = ROOT / "results" / "lab_extend_rope_seed0.pt"
     _, seed = load_trained_model(model_file, results.to_dict())  # raises unless it is this run's model
     assert seed == 0 and model_file.stat().st_size < 1_000_000
+
+
+# ---- issue 35: plateaued fine-tunes, deployed baselines, resumable runs --------------------------------------------
+
+
+def test_plateau_rule_reads_the_last_tenth_against_the_tenth_before():
+    from poslib.lab import plateau
+
+    flat = [2.0] * 18 + [1.99, 1.99]
+    assert plateau(flat)["reached"] and abs(plateau(flat)["change"] - 0.005) < 1e-12
+    falling = [3.0 - 0.05 * k for k in range(20)]  # the last 2 points 0.1 below the 2 before: 5.9 %
+    out = plateau(falling)
+    assert not out["reached"] and out["change"] > 0.03, out
+    with pytest.raises(ValueError, match="at least 2"):
+        plateau([1.0])
+
+
+def test_heldout_spans_overlap_no_test_span(corpus):
+    from poslib.lab.data import heldout_spans
+
+    val = torch.arange(10_000) % 251
+    test = eval_spans(val, 8, 256)
+    held = heldout_spans(val, 8, 256, 7)
+    stride = (val.numel() - 257) // 7
+    test_bytes = {i * stride + j for i in range(8) for j in range(257)}
+    held_bytes = {i * stride + stride // 2 + j for i in range(7) for j in range(257)}
+    assert not test_bytes & held_bytes and held.shape == (7, 257) and test.shape == (8, 257)
+    assert torch.equal(held[0], val[stride // 2 : stride // 2 + 257])
+    with pytest.raises(ValueError, match="between 1 and 7"):
+        heldout_spans(val, 8, 256, 8)
+
+
+def test_deployed_remaps_use_the_longest_length_only():
+    from poslib.lab import deployed_remaps
+    from poslib.viz.extend import remap_distances
+
+    cfg = LabConfig().replace(**TINY)  # train_len 16, eval lengths up to 64
+    ext = ExtendConfig()
+    how = deployed_remaps(cfg, ext)
+    w, longest = ext.remap.window(16), 64
+    leak = how["rope+leaky_rerope_fit"]["remap"].leak
+    # the fitted leak puts the largest distance at the longest length exactly at L_train − 1 (16's leak: beyond)
+    assert abs(np.nanmax(remap_distances("Leaky ReRoPE", longest, window=w, leak=leak)) - 15) < 1e-9
+    assert np.nanmax(remap_distances("Leaky ReRoPE", longest, window=w, leak=ext.leak)) < 15 or leak > ext.leak
+    G = how["rope+self_extend_fixed"]["remap"].group_size
+    assert G == ext.remap.group(longest, 16) and how["rope+rerope_logn"] == {"modifier": "rerope", "logn": True}
+    assert np.nanmax(remap_distances("Self-Extend", longest, window=ext.remap.neighbor_window(16), group_size=G)) <= 15
+
+
+def test_a_fixed_dynamic_factor_reads_the_current_length():
+    model = _model()
+    model.rope_scaling = {"rope_type": "dynamic", "factor": 4.0, "original_max_position_embeddings": 16}
+    short, long = model.position_context(16), model.position_context(64)
+    plain = _model().position_context(16)
+    # at L_train and below dynamic NTK is plain RoPE; beyond it the base grows with the length
+    assert torch.allclose(short.q_rotation[0], plain.q_rotation[0])
+    assert not torch.allclose(long.q_rotation[0][:16], plain.q_rotation[0])
+
+
+def test_rerope_with_logn_scales_the_queries_beyond_l_train(corpus):
+    model = _model()
+    x = torch.randint(0, 256, (1, 48))
+    with torch.no_grad():
+        plain = model(x, modifier="rerope")
+        model.logn_queries = True
+        scaled = model(x, modifier="rerope")
+        model.logn_queries = False
+    # positions below L_train keep factor 1 (max(1, ln(m + 1) / ln 16)), later ones change
+    assert torch.allclose(plain[:, :15], scaled[:, :15]) and not torch.allclose(plain[:, 20:], scaled[:, 20:])
+
+
+def test_extension_run_with_heldout_grid_and_resume(tmp_path, corpus):
+    cfg = LabConfig().replace(**{**TINY, "n_eval_spans": 4}, seeds=(0, 1))
+    ext = ExtendConfig(finetune_steps=4, finetune_warmup=1, heldout_every=2, heldout_spans=2, factor_grid=(2, 4))
+    folder = tmp_path / "partial"
+    first = run_extension(cfg, ext, corpus, checkpoint=folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["seed0.json", "seed1.json"]
+    names = list(first.ppl)
+    for name in ("rope+pi_tuned", "rope+dynamic_tuned", "rope+leaky_rerope_fit", "rope+rerope_logn"):
+        assert name in names
+    curve = first.training["rope+ft_yarn"]["0"]["heldout"]
+    assert curve["steps"] == [0, 2, 4] and len(curve["loss"]) == 3
+    search = first.training["rope"]["0"]["factor_search"]["rope+ntk_tuned"]
+    assert search["chosen"] in (2, 4) and set(search["heldout_ppl_at_longest"]) == {"2", "4"}
+    assert first.extension["deployed"]["rope+ntk_tuned"]["0"] == search["chosen"]
+    # a resumed run reads both seeds from the folder and gives the same numbers
+    again = run_extension(cfg, ext, corpus, checkpoint=folder)
+    assert again.ppl == first.ppl
+    with pytest.raises(ValueError, match="another configuration"):
+        run_extension(cfg, dataclasses_replace(ext, finetune_steps=3), corpus, checkpoint=folder)
+
+
+def dataclasses_replace(obj, **changes):
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)

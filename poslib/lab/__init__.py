@@ -30,7 +30,9 @@ from .evaluate import attention_profile, evaluate, evaluate_passkey
 from .extend import (
     FINETUNE_METHODS,
     TRAINING_FREE,
+    TUNED_SCALINGS,
     ExtendConfig,
+    deployed_remaps,
     finetune_model,
     load_trained_model,
     replay_finetune_losses,
@@ -41,6 +43,9 @@ from .extend import (
 from .model import LabModel, WeightedOutput
 from .passkey import passkey_batch
 from .report import (
+    DISTANCE_REMAPS,
+    FINETUNED,
+    FREQUENCY_SCALINGS,
     PASSKEY_DISAGREE,
     PPL_DISAGREE,
     PUBLISHED,
@@ -60,6 +65,7 @@ from .report import (
     passkey_spread,
     passkey_tied,
     passkey_values,
+    plateau,
     ranking,
     reach_end,
     retrieval,
@@ -92,8 +98,11 @@ from .train import lr_at, train_model
 RESULTS_DIR: Path = Path(__file__).resolve().parents[2] / "results"
 
 __all__ = [
+    "DISTANCE_REMAPS",
     "EXTENSION_VARIANTS",
+    "FINETUNED",
     "FINETUNE_METHODS",
+    "FREQUENCY_SCALINGS",
     "INFERENCE_VARIANTS",
     "PASSKEY_DISAGREE",
     "PPL_DISAGREE",
@@ -104,6 +113,7 @@ __all__ = [
     "SCHEMES",
     "TRAINED_SCHEMES",
     "TRAINING_FREE",
+    "TUNED_SCALINGS",
     "Corpus",
     "EvalConfig",
     "ExtendConfig",
@@ -123,6 +133,7 @@ __all__ = [
     "category",
     "claim_verdicts",
     "comparison_table",
+    "deployed_remaps",
     "deterministic",
     "disagreements",
     "eval_spans",
@@ -144,6 +155,7 @@ __all__ = [
     "passkey_spread",
     "passkey_tied",
     "passkey_values",
+    "plateau",
     "ranking",
     "reach_end",
     "replay_finetune_losses",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import pathlib
+import shutil
 import sys
 import types
 import typing
@@ -153,7 +154,10 @@ def _extend(parser: argparse.ArgumentParser, args: argparse.Namespace, ext_given
         cfg, ext = config_from_args(args), ExtendConfig(**ext_given)
     except ValueError as err:
         parser.error(str(err))
-    results = run_extension(cfg, ext, progress=not args.no_progress, jobs=args.jobs)
+    # with --out, every finished seed is kept in OUT.partial/ until the file is written: a killed run, started
+    # again with the same command, resumes from the seeds it finished
+    partial = pathlib.Path(str(args.out) + ".partial") if args.out else None
+    results = run_extension(cfg, ext, progress=not args.no_progress, jobs=args.jobs, checkpoint=partial)
     print()
     print(summary_table(results))
     t = results.timings
@@ -166,6 +170,8 @@ def _extend(parser: argparse.ArgumentParser, args: argparse.Namespace, ext_given
     if args.out:
         results.save(args.out)
         print(f"results written to {args.out}")
+        if partial is not None and partial.exists():
+            shutil.rmtree(partial)
     return 0
 
 

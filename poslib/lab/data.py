@@ -123,3 +123,23 @@ def eval_spans(data: torch.Tensor, n_spans: int, span_len: int) -> torch.Tensor:
         raise ValueError(f"validation data has {data.numel()} bytes; {n_spans} spans of {span_len + 1} need {need}")
     stride = (data.numel() - (span_len + 1)) // max(n_spans - 1, 1)
     return torch.stack([data[i * stride : i * stride + span_len + 1] for i in range(n_spans)]).long()
+
+
+def heldout_spans(data: torch.Tensor, n_test_spans: int, span_len: int, n_spans: int) -> torch.Tensor:
+    """``(n_spans, span_len + 1)`` validation spans that overlap none of :func:`eval_spans`'s test spans.
+
+    They sit halfway between consecutive test spans (the first ``n_spans`` gaps), so choosing a factor or
+    watching a fine-tune's loss on them never looks at the bytes the verdicts are scored on.
+    """
+    need = n_test_spans * (span_len + 1)
+    if data.numel() < need:
+        raise ValueError(
+            f"validation data has {data.numel()} bytes; {n_test_spans} spans of {span_len + 1} need {need}"
+        )
+    stride = (data.numel() - (span_len + 1)) // max(n_test_spans - 1, 1)
+    if stride < 2 * (span_len + 1):
+        raise ValueError(f"no room between the test spans (stride {stride}) for held-out spans of {span_len + 1} bytes")
+    if not 1 <= n_spans <= n_test_spans - 1:
+        raise ValueError(f"n_spans must be between 1 and {n_test_spans - 1} (the gaps), got {n_spans!r}")
+    starts = [i * stride + stride // 2 for i in range(n_spans)]
+    return torch.stack([data[a : a + span_len + 1] for a in starts]).long()

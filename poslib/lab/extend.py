@@ -29,16 +29,18 @@ passkey_rows / s passkey sequences of L' bytes when ``passkey`` is on.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import copy
 import dataclasses
 import hashlib
 import json
+import math
 import multiprocessing
 import pathlib
 import resource
 import statistics
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,8 +50,9 @@ import torch.nn.functional as F
 
 from . import run as _run
 from .config import LabConfig, _f, check_fields
-from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus
+from .data import Corpus, batch_generator, eval_spans, heldout_spans, load_stdlib_corpus
 from .determinism import deterministic
+from .evaluate import evaluate
 from .model import LabModel
 from .passkey import passkey_batch
 from .results import LabResults, versions
@@ -59,7 +62,9 @@ from .train import PASSKEY_STREAM, _optimizer, train_model
 __all__ = [
     "FINETUNE_METHODS",
     "TRAINING_FREE",
+    "TUNED_SCALINGS",
     "ExtendConfig",
+    "deployed_remaps",
     "finetune_model",
     "load_trained_model",
     "replay_finetune_losses",
@@ -86,6 +91,13 @@ FINETUNE_METHODS: dict[str, str | None] = {
     "rope+ft_ntk": "ntk",
     "rope+ft_yarn": "yarn",
 }
+# the frequency scalings read at one factor for every length, chosen on held-out bytes (--factor-grid)
+TUNED_SCALINGS: dict[str, str] = {
+    "rope+pi_tuned": "linear",
+    "rope+ntk_tuned": "ntk",
+    "rope+yarn_tuned": "yarn",
+    "rope+dynamic_tuned": "dynamic",
+}
 FINETUNE_STREAM = 0xF17E  # added to the seed of the fine-tuning data stream (pretraining's is the seed itself)
 
 
@@ -105,6 +117,16 @@ class ExtendConfig:
     group_size: int | None = _f(
         None,
         "--extend: Self-Extend's group size G; None = per length, the smallest keeping distances < train_len",
+        "positive",
+    )
+    heldout_every: int = _f(
+        0, "--extend: held-out loss at the fine-tuning length every this many steps (0: never)", "non-negative"
+    )
+    heldout_spans: int = _f(8, "--extend: held-out validation spans (between the test spans)", "positive")
+    factor_grid: tuple[int, ...] | None = _f(
+        None,
+        "--extend: factors s tried for PI, NTK, YaRN and dynamic NTK, the best on the held-out spans at the longest "
+        "length scored at every length as rope+<method>_tuned, beside the deployed remaps; None = neither",
         "positive",
     )
 
@@ -131,6 +153,7 @@ def finetune_model(
     method: str,
     *,
     stop_after: int | None = None,
+    heldout: torch.Tensor | None = None,
 ) -> tuple[LabModel, dict[str, Any]]:
     """A copy of the trained ``model`` fine-tuned with ``method`` (a key of :data:`FINETUNE_METHODS`), and its record.
 
@@ -138,7 +161,9 @@ def finetune_model(
     (the same at every evaluation length); ``model`` itself is not changed. The record holds the loss
     of every step, the median step time (ms), the seconds (wall and CPU) and the scaling.
     ``stop_after`` runs only the first steps of the same schedule (the learning rate still follows
-    ``finetune_steps``), as :func:`replay_finetune_losses` does.
+    ``finetune_steps``), as :func:`replay_finetune_losses` does. With ``heldout`` spans and
+    ``ext.heldout_every`` > 0 the record also holds ``heldout``: the mean loss (nats per byte) on those spans at
+    the fine-tuning length before the first step, every ``heldout_every`` steps and after the last.
     """
     if method not in FINETUNE_METHODS:
         raise ValueError(f"method must be one of {list(FINETUNE_METHODS)}, got {method!r}")
@@ -168,9 +193,22 @@ def finetune_model(
     pk_rows = max(1, pk.passkey_rows // s)
     losses: list[float] = []
     step_ms: list[float] = []
+    watch = heldout is not None and ext.heldout_every > 0
+    curve: dict[str, list[Any]] = {"steps": [], "loss": []}
+
+    def look(step: int) -> None:
+        tuned.eval()
+        ppl = evaluate(tuned, heldout, (long_len,), None, cfg.eval.eval_batch_tokens)[long_len]
+        curve["steps"].append(step)
+        curve["loss"].append(math.log(ppl) if ppl is not None else None)
+        tuned.train()
+
+    n_steps = tc.steps if stop_after is None else min(tc.steps, stop_after)
     tuned.train()
     start, cpu_start = time.perf_counter(), time.process_time()
-    for _ in range(tc.steps if stop_after is None else min(tc.steps, stop_after)):
+    if watch:
+        look(0)
+    for step in range(n_steps):
         t0 = time.perf_counter()
         x, y = (t.to(device) for t in next(batches))
         if pk_rng is None:
@@ -188,8 +226,12 @@ def finetune_model(
         schedule.step()
         losses.append(loss.item())
         step_ms.append(1000 * (time.perf_counter() - t0))
+        if watch and ((step + 1) % ext.heldout_every == 0 or step + 1 == n_steps):
+            look(step + 1)
     tuned.eval()
+    extra = {"heldout": curve} if watch else {}
     return tuned, {
+        **extra,
         "losses": losses,
         "step_ms_median": statistics.median(step_ms) if step_ms else None,
         "train_seconds": time.perf_counter() - start,
@@ -200,33 +242,145 @@ def finetune_model(
     }
 
 
+@contextlib.contextmanager
+def _reading(
+    model: LabModel,
+    *,
+    rope_scaling: dict[str, Any] | None = None,
+    remap: RemapSettings | None = None,
+    logn: bool = False,
+) -> Iterator[LabModel]:
+    """The trained ``model`` read one deployed way for the duration of the block, then restored."""
+    saved = (model.rope_scaling, model.remap, model.logn_queries)
+    model.rope_scaling, model.remap, model.logn_queries = rope_scaling, remap or saved[1], logn
+    try:
+        yield model
+    finally:
+        model.rope_scaling, model.remap, model.logn_queries = saved
+
+
+def _fixed_scaling(rope_type: str, factor: float, train_len: int) -> dict[str, Any]:
+    return {"rope_type": rope_type, "factor": float(factor), "original_max_position_embeddings": train_len}
+
+
+def deployed_remaps(cfg: LabConfig, ext: ExtendConfig) -> dict[str, dict[str, Any]]:
+    """The remaps as a deployment fixes them for its longest length (``--factor-grid`` scores them).
+
+    ``rope+self_extend_fixed``: one group size G for every length, the smallest that keeps the longest
+    evaluation length in range (LongLM and llama.cpp fix G once). ``rope+leaky_rerope_fit``: the leak at which
+    the largest distance at the longest length is exactly L_train − 1, (L_max − 1 − w) / (L_train − 1 − w).
+    ``rope+rerope_logn``: ReRoPE with bojone/rerope's query scaling max(1, ln(m + 1) / ln L_train). Each needs
+    the longest length only, never the length being scored.
+    """
+    L, longest, remap = cfg.train_len, max(cfg.eval_lens), ext.remap
+    w = remap.window(L)
+    if w >= L - 1:
+        raise ValueError(f"ReRoPE's window ({w}) must be below train_len − 1 ({L - 1}) to fit a leak")
+    leak = (longest - 1 - w) / (L - 1 - w)
+    return {
+        "rope+self_extend_fixed": {
+            "modifier": "self_extend",
+            "remap": dataclasses.replace(remap, group_size=remap.group(longest, L)),
+        },
+        "rope+leaky_rerope_fit": {
+            "modifier": "leaky_rerope",
+            "remap": dataclasses.replace(remap, leak=max(leak, 1.0 + 1e-9)),
+        },
+        "rope+rerope_logn": {"modifier": "rerope", "logn": True},
+    }
+
+
+def _choose_factor(
+    model: LabModel, cfg: LabConfig, heldout: torch.Tensor, rope_type: str, grid: tuple[int, ...]
+) -> tuple[int, dict[str, float | None]]:
+    """The factor of ``grid`` with the lowest held-out perplexity at the longest length, and every one tried."""
+    longest = max(cfg.eval_lens)
+    tried: dict[str, float | None] = {}
+    for factor in grid:
+        with _reading(model, rope_scaling=_fixed_scaling(rope_type, factor, cfg.train_len)):
+            tried[str(factor)] = evaluate(model, heldout, (longest,), None, cfg.eval.eval_batch_tokens)[longest]
+    best = min(grid, key=lambda f: math.inf if tried[str(f)] is None else tried[str(f)])
+    return best, tried
+
+
 def _seed_run(
-    cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, corpus: Corpus, seed: int
+    cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, corpus: Corpus, seed: int, progress: bool = False
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Train the rope model of ``seed``, score it every training-free way, fine-tune and score every method."""
+
+    def say(text: str) -> None:
+        if progress:
+            print(f"seed {seed}: {text}", flush=True)
+
     model, record = train_model("rope", cfg, corpus, seed)
+    say(f"pretrained ({record['train_cpu_seconds']:.0f} s CPU)")
     model.remap = ext.remap
     numbers: dict[str, Any] = {}
     cpu = time.process_time()
     for scheme in TRAINING_FREE:
         numbers[scheme] = _run.score_model(model, cfg, spans, split_scheme(scheme)[1])
+    heldout = None
+    if ext.heldout_every > 0 or ext.factor_grid is not None:
+        heldout = heldout_spans(corpus.val, cfg.eval.n_eval_spans, cfg.span_len, ext.heldout_spans)
+    if ext.factor_grid is not None:
+        assert heldout is not None
+        record["factor_search"] = {}
+        for name, rope_type in TUNED_SCALINGS.items():
+            factor, tried = _choose_factor(model, cfg, heldout, rope_type, ext.factor_grid)
+            record["factor_search"][name] = {"chosen": factor, "heldout_ppl_at_longest": tried}
+            with _reading(model, rope_scaling=_fixed_scaling(rope_type, factor, cfg.train_len)):
+                numbers[name] = _run.score_model(model, cfg, spans, None)
+        for name, how in deployed_remaps(cfg, ext).items():
+            with _reading(model, remap=how.get("remap"), logn=how.get("logn", False)):
+                numbers[name] = _run.score_model(model, cfg, spans, how["modifier"])
     record["eval_cpu_seconds"] = time.process_time() - cpu
+    say(f"training-free readings scored ({record['eval_cpu_seconds']:.0f} s CPU)")
     records = {"rope": record}
     for method in FINETUNE_METHODS:
-        tuned, ft_record = finetune_model(model, cfg, ext, corpus, seed, method)
+        tuned, ft_record = finetune_model(model, cfg, ext, corpus, seed, method, heldout=heldout)
         cpu = time.process_time()
         numbers[method] = _run.score_model(tuned, cfg, spans, None)
         ft_record["eval_cpu_seconds"] = time.process_time() - cpu
         records[method] = ft_record
+        say(f"{method} fine-tuned and scored ({ft_record['train_cpu_seconds']:.0f} s CPU)")
     return numbers, records
 
 
 def _seed_run_in_worker(
-    cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, seed: int
+    cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, seed: int, progress: bool = False
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     assert _run._WORKER_CORPUS is not None  # set by run._init_worker
     with deterministic(cfg.train.threads):
-        return _seed_run(cfg, ext, spans, _run._WORKER_CORPUS, seed)
+        return _seed_run(cfg, ext, spans, _run._WORKER_CORPUS, seed, progress)
+
+
+def _checkpoint_key(cfg: LabConfig, ext: ExtendConfig) -> str:
+    """What a seed's checkpoint must match to be reused: the configuration, the settings and the library versions."""
+    v = versions()
+    return json.dumps([cfg.to_dict(), ext.to_dict(), v["torch"], v["python"], v["poslib"]], sort_keys=True)
+
+
+def _load_checkpoint(folder: pathlib.Path | None, key: str, seed: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    if folder is None or not (folder / f"seed{seed}.json").exists():
+        return None
+    saved = json.loads((folder / f"seed{seed}.json").read_text(encoding="utf-8"))
+    if saved["key"] != key:
+        raise ValueError(
+            f"{folder / f'seed{seed}.json'} was written by a run with another configuration, settings or versions;"
+            " remove the folder to start again"
+        )
+    return saved["numbers"], saved["records"]
+
+
+def _save_checkpoint(
+    folder: pathlib.Path | None, key: str, seed: int, outcome: tuple[dict[str, Any], dict[str, Any]]
+) -> None:
+    if folder is None:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f"seed{seed}.json.tmp"
+    tmp.write_text(json.dumps({"key": key, "numbers": outcome[0], "records": outcome[1]}), encoding="utf-8")
+    tmp.replace(folder / f"seed{seed}.json")  # a kill mid-write leaves no half file
 
 
 def _progress(seed: int, records: dict[str, Any], numbers: dict[str, Any], cfg: LabConfig) -> str:
@@ -248,6 +402,7 @@ def run_extension(
     *,
     progress: bool = False,
     jobs: int = 1,
+    checkpoint: str | pathlib.Path | None = None,
 ) -> LabResults:
     """The extension experiment (module docstring) for every seed of ``cfg``: a :class:`LabResults`.
 
@@ -255,6 +410,9 @@ def run_extension(
     the fine-tuned models under the names of :data:`FINETUNE_METHODS`, ``training`` their records beside
     the ``rope`` model's, and ``extension`` the settings (with the window and group sizes used).
     ``jobs`` > 1 runs the seeds in that many worker processes (the same numbers as ``jobs=1``).
+    ``checkpoint`` is a folder where each finished seed is saved (``seed<k>.json``); a run given the same
+    folder again, after a kill, reuses the seeds found there (same configuration, settings and versions)
+    and computes only the others.
     """
     ext = ext if ext is not None else ExtendConfig()
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
@@ -268,26 +426,36 @@ def run_extension(
     corpus = corpus if corpus is not None else load_stdlib_corpus()
     spans = eval_spans(corpus.val, cfg.eval.n_eval_spans, cfg.span_len)
     seeds = cfg.train.seeds
-    outcomes = []
-    if jobs == 1:
+    folder = pathlib.Path(checkpoint) if checkpoint is not None else None
+    key = _checkpoint_key(cfg, ext)
+    done = {seed: found for seed in seeds if (found := _load_checkpoint(folder, key, seed)) is not None}
+    if progress and done:
+        print(f"resuming: seeds {sorted(done)} read from {folder}", flush=True)
+    todo = [seed for seed in seeds if seed not in done]
+    if jobs == 1 or len(todo) <= 1:
         with deterministic(cfg.train.threads):
-            for seed in seeds:
-                outcomes.append(_seed_run(cfg, ext, spans, corpus, seed))
+            for seed in todo:
+                done[seed] = _seed_run(cfg, ext, spans, corpus, seed, progress)
+                _save_checkpoint(folder, key, seed, done[seed])
                 if progress:
-                    print(_progress(seed, outcomes[-1][1], outcomes[-1][0], cfg), flush=True)
+                    print(_progress(seed, done[seed][1], done[seed][0], cfg), flush=True)
     else:
         with concurrent.futures.ProcessPoolExecutor(
-            max_workers=min(jobs, len(seeds)),
+            max_workers=min(jobs, len(todo)),
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_run._init_worker,
             initargs=(corpus,),
         ) as pool:
-            futures = [pool.submit(_seed_run_in_worker, cfg, ext, spans, seed) for seed in seeds]
-            for seed, future in zip(seeds, futures, strict=True):
-                outcomes.append(future.result())
+            futures = {pool.submit(_seed_run_in_worker, cfg, ext, spans, seed, progress): seed for seed in todo}
+            for future in concurrent.futures.as_completed(futures):
+                seed = futures[future]
+                done[seed] = future.result()
+                _save_checkpoint(folder, key, seed, done[seed])
                 if progress:
-                    print(_progress(seed, outcomes[-1][1], outcomes[-1][0], cfg), flush=True)
-    names = [*TRAINING_FREE, *FINETUNE_METHODS]
+                    print(_progress(seed, done[seed][1], done[seed][0], cfg), flush=True)
+    outcomes = [done[seed] for seed in seeds]
+    extra = [*TUNED_SCALINGS, *deployed_remaps(cfg, ext)] if ext.factor_grid is not None else []
+    names = [*TRAINING_FREE, *extra, *FINETUNE_METHODS]
     runs: dict[str, dict[str, Any]] = {name: {} for name in names}
     training: dict[str, dict[str, Any]] = {name: {} for name in ("rope", *FINETUNE_METHODS)}
     for seed, (numbers, records) in zip(seeds, outcomes, strict=True):
@@ -314,7 +482,17 @@ def run_extension(
     }
     extension = {
         "settings": ext.to_dict(),
-        "training_free": list(TRAINING_FREE),
+        "training_free": [*TRAINING_FREE, *extra],
+        "deployed": {
+            **{
+                name: {s: r["factor_search"][name]["chosen"] for s, r in training["rope"].items()}
+                for name in (TUNED_SCALINGS if ext.factor_grid is not None else {})
+            },
+            **{
+                name: dataclasses.asdict(how.get("remap") or remap) | {"logn": how.get("logn", False)}
+                for name, how in (deployed_remaps(cfg, ext).items() if ext.factor_grid is not None else [])
+            },
+        },
         "finetuned": dict(FINETUNE_METHODS),
         "finetune_len": ext.finetune_multiple * cfg.train_len,
         "rerope_window": remap.window(cfg.train_len),

@@ -144,6 +144,9 @@ class LabModel(nn.Module):
         # model's fixed RoPE scaling (a rope_inv_freq dict, used at every length; None = plain RoPE).
         self.remap = RemapSettings()
         self.rope_scaling: dict[str, Any] | None = None
+        # bojone/rerope's queries are also scaled by max(1, ln(m + 1) / ln L_train): the lab's log-n, applied
+        # beside any modifier when True (poslib.lab.extend's rope+rerope_logn)
+        self.logn_queries = False
         self._init_weights()
 
     @property
@@ -204,7 +207,7 @@ class LabModel(nn.Module):
                 raise ValueError(f"positions must have shape ({T},), got {tuple(positions.shape)}")
         ctx = PositionContext(positions=torch.arange(T, device=device) if positions is None else positions.to(device))
         self.scheme.prepare(self, ctx, modifier)
-        if modifier == "logn":
+        if modifier == "logn" or self.logn_queries:
             logn_context(ctx, self.cfg.train_len)
         return ctx
 

@@ -52,6 +52,7 @@ __all__ = [
     "PPL_DISAGREE",
     "TIE",
     "PairedComparison",
+    "accuracy_text",
     "beats",
     "category",
     "claim_verdicts",
@@ -61,6 +62,7 @@ __all__ = [
     "n_seeds",
     "paired",
     "passkey_best",
+    "plateau",
     "ranking",
     "reach_end",
     "scale_phrase",
@@ -520,6 +522,19 @@ def passkey_tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 1) 
     return comparison.verdict == "tie"
 
 
+def accuracy_text(results: Mapping[str, Any], accuracy: float) -> str:
+    """ "84%", or the count, "1 of 300 keys", where the percentage would round to 0 % or 100 % without being exact.
+
+    The count is over every key the run scored at one length: keys per depth × depths × seeds.
+    """
+    shown = f"{accuracy:.0%}"
+    if shown in ("0%", "100%") and accuracy not in (0.0, 1.0):
+        retrieval_cfg = LabConfig.from_dict(results["config"]).retrieval
+        keys = retrieval_cfg.passkey_samples * len(retrieval_cfg.passkey_depths) * n_seeds(results)
+        shown = f"{round(accuracy * keys)} of {keys} keys"
+    return shown
+
+
 def retrieval(accuracy: float | None) -> str:
     """ "retrieves" (≥ 0.9), "fails" (≤ 0.1), "partly retrieves" between, or "not defined"."""
     if accuracy is None:
@@ -704,6 +719,27 @@ def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict
     return rows
 
 
+PLATEAU_SHARE, PLATEAU_TOLERANCE = 0.1, 0.03  # the last 10 % of a curve within 3 % of the 10 % before
+
+
+def plateau(
+    values: Sequence[float], share: float = PLATEAU_SHARE, tolerance: float = PLATEAU_TOLERANCE
+) -> dict[str, Any]:
+    """Whether a loss curve has stopped improving: its last ``share`` of points, on average, within ``tolerance``
+    of the ``share`` before them.
+
+    Returns ``{"reached": bool, "last": mean of the last share, "before": mean of the share before it,
+    "change": (before − last) / before}`` (positive: still falling). Needs at least two points per share.
+    """
+    n = len(values)
+    k = max(1, round(share * n))
+    if n < 2 * k or k < 1 or n < 2:
+        raise ValueError(f"a plateau needs at least {2 * k} values, got {n}")
+    last, before = sum(values[-k:]) / k, sum(values[-2 * k : -k]) / k
+    change = (before - last) / before
+    return {"reached": abs(change) <= tolerance, "last": last, "before": before, "change": change}
+
+
 # notebook 11's groups (poslib.lab.extend runs them; listed here so the verdicts do not import torch's side)
 FREQUENCY_SCALINGS = ("rope+pi", "rope+ntk", "rope+yarn", "rope+dynamic")
 DISTANCE_REMAPS = ("rope+rerope", "rope+leaky_rerope", "rope+self_extend")
@@ -806,13 +842,17 @@ def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[st
             top, acc, ties = best_by_passkey(pool)
             if acc <= FAILS:
                 agree = " whose seeds agree" if split & set(pool) else ""
-                return f"every {kind} method{agree} fails (best {acc:.0%})"
-            return f"best {kind} {top} ({acc:.0%}" + (f", tied with {', '.join(ties)}" if ties else "") + ")"
+                return f"every {kind} method{agree} fails (best {accuracy_text(results, acc)})"
+            return (
+                f"best {kind} {top} ({accuracy_text(results, acc)}"
+                + (f", tied with {', '.join(ties)}" if ties else "")
+                + ")"
+            )
 
         ntk = results["passkey"]["rope+ntk"][L]
         out["passkey"] = (
             f"Passkey retrieval at {multiple}× L_train: {best_text('training-free', free)}, "
-            f"{best_text('fine-tuned', tuned)}; training-free NTK {ntk:.0%}."
+            f"{best_text('fine-tuned', tuned)}; training-free NTK {accuracy_text(results, ntk)}."
             + (
                 " Not ranked, their seeds disagree: "
                 + "; ".join(f"{s} {seeds_text(results, s, multiple, 'passkey')}" for s in sorted(split))

@@ -261,7 +261,11 @@ class Rope(Scheme):
         if scaling is not None:  # a model fine-tuned with a fixed scaling (poslib.lab.extend): the same at every length
             if modifier is not None:
                 raise ValueError(f"a model fine-tuned with rope_scaling {scaling} takes no modifier, got {modifier!r}")
-            inv_freq, factor = rope_inv_freq(model.cfg.head_dim, model.cfg.rope_base, scaling, backend="torch")
+            # dynamic NTK reads the current length (HF's "dynamic"); the static scalings ignore it
+            seq_len = len(ctx.positions) if scaling.get("rope_type") == "dynamic" else None
+            inv_freq, factor = rope_inv_freq(
+                model.cfg.head_dim, model.cfg.rope_base, scaling, seq_len=seq_len, backend="torch"
+            )
         elif modifier in REMAPS:
             ctx.scores = self.remapped_scores(model, len(ctx.positions), modifier, ctx.positions.device)
             return
