@@ -197,6 +197,7 @@ def finetune_model(
     curve: dict[str, list[Any]] = {"steps": [], "loss": []}
 
     def look(step: int) -> None:
+        assert heldout is not None
         tuned.eval()
         ppl = evaluate(tuned, heldout, (long_len,), None, cfg.eval.eval_batch_tokens)[long_len]
         curve["steps"].append(step)
@@ -299,7 +300,10 @@ def _choose_factor(
     for factor in grid:
         with _reading(model, rope_scaling=_fixed_scaling(rope_type, factor, cfg.train_len)):
             tried[str(factor)] = evaluate(model, heldout, (longest,), None, cfg.eval.eval_batch_tokens)[longest]
-    best = min(grid, key=lambda f: math.inf if tried[str(f)] is None else tried[str(f)])
+    scored = {f: v for f in grid if (v := tried[str(f)]) is not None}
+    if not scored:
+        raise ValueError(f"no factor of {grid} gives a perplexity at {longest}")
+    best = min(scored, key=scored.__getitem__)
     return best, tried
 
 
