@@ -1292,3 +1292,17 @@ def test_committed_kerple_rows_are_what_the_authors_initialisation_gives(committ
     live, stored = replay_losses(committed, "kerple", 1, 10, corpus)
     worst = max(abs(a - b) / b for a, b in zip(live, stored, strict=True))
     assert worst <= 1e-5, f"kerple seed 1: first 10 losses differ by {worst:.2g} relative (bound 1e-5)"
+
+
+def test_a_killed_run_resumes_from_its_checkpoint_folder(tmp_path, corpus):
+    cfg = LabConfig().replace(schemes=("rope", "alibi", "rope+ntk"), steps=3, n_eval_spans=2, d_model=32, n_layers=1)
+    folder = tmp_path / "partial"
+    first = run_lab(cfg, corpus, checkpoint=folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["alibi_seed0.json", "rope_seed0.json"]
+    (folder / "alibi_seed0.json").unlink()  # as if the run had been killed before alibi finished
+    again = run_lab(cfg, corpus, checkpoint=folder)
+    assert again.ppl == first.ppl and again.runs == first.runs
+    with pytest.raises(ValueError, match="another configuration"):
+        run_lab(cfg.replace(steps=4), corpus, checkpoint=folder)
+    with pytest.raises(ValueError, match="keep_models"):
+        run_lab(cfg, corpus, checkpoint=folder, keep_models=True)

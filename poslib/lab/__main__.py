@@ -235,7 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = config_from_args(args)
     except ValueError as err:
         parser.error(str(err))  # exits with status 2 and the message
-    results = run_lab(cfg, progress=not args.no_progress, profiles=args.profiles, jobs=args.jobs)
+    partial = pathlib.Path(str(args.out) + ".partial") if args.out else None  # resumable, as for --extend
+    results = run_lab(cfg, progress=not args.no_progress, profiles=args.profiles, jobs=args.jobs, checkpoint=partial)
     print()
     print(summary_table(results))
     t = results.timings
@@ -248,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         results.save(args.out)
         print(f"results written to {args.out}")
+        if partial is not None and partial.exists():
+            shutil.rmtree(partial)
     return 0
 
 

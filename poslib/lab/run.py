@@ -13,7 +13,9 @@
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import multiprocessing
+import pathlib
 import resource
 import statistics
 import time
@@ -196,6 +198,7 @@ def run_lab(
     profiles: Sequence[str] = (),
     profile_multiple: int = 8,
     jobs: int = 1,
+    checkpoint: str | pathlib.Path | None = None,
 ) -> LabResults:
     """Train every needed model for every seed, evaluate every scheme, return the :class:`LabResults`.
 
@@ -206,6 +209,9 @@ def run_lab(
     ``jobs`` > 1 trains the independent (base scheme, seed) models in that many worker processes
     (each with ``cfg.train.threads`` threads); the numbers are the same as with ``jobs=1``, bit for bit.
     ``keep_models`` returns the trained models under ``models`` (``{(base, seed): LabModel}``).
+    ``checkpoint`` is a folder where every finished (base scheme, seed) model's numbers are saved; a run
+    given the same folder again, after a kill, reuses them (same configuration and versions) and trains
+    only the rest (not with ``keep_models``: the models themselves are not saved).
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
@@ -220,13 +226,38 @@ def run_lab(
     windows = _profile_windows(cfg, spans, profiles, profile_multiple)
     tasks = [(base, seed) for seed in cfg.train.seeds for base in bases]
     job = _Job(cfg, spans, windows, tuple(profiles), keep_models)
-    outcomes = []
-    if jobs == 1:
+    if checkpoint is not None and keep_models:
+        raise ValueError("checkpoint saves numbers, not models: it cannot be used with keep_models")
+    folder = pathlib.Path(checkpoint) if checkpoint is not None else None
+    key = json.dumps([cfg.to_dict(), list(profiles), profile_multiple, versions()], sort_keys=True)
+    done: dict[tuple[str, int], Any] = {}
+    for base, seed in tasks:
+        if folder is not None and (path := folder / f"{base}_seed{seed}.json").exists():
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            if saved["key"] != key:
+                raise ValueError(
+                    f"{path} was written by a run with another configuration; remove the folder to restart"
+                )
+            done[(base, seed)] = (saved["ppl"], saved["attention"], saved["record"], None)
+    if progress and done:
+        print(f"resuming: {len(done)} of {len(tasks)} models read from {folder}", flush=True)
+
+    def keep(base: str, seed: int, outcome: Any) -> None:
+        done[(base, seed)] = outcome
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = folder / f"{base}_seed{seed}.json.tmp"
+            text = json.dumps({"key": key, "ppl": outcome[0], "attention": outcome[1], "record": outcome[2]})
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(folder / f"{base}_seed{seed}.json")  # never a half-written file
+        if progress:
+            print(_progress_line(base, seed, outcome[2], outcome[0]), flush=True)
+
+    todo = [task for task in tasks if task not in done]
+    if jobs == 1 or len(todo) <= 1:
         with deterministic(cfg.train.threads):
-            for base, seed in tasks:
-                outcomes.append(job.run(corpus, base, seed))
-                if progress:
-                    print(_progress_line(base, seed, outcomes[-1][2], outcomes[-1][0]), flush=True)
+            for base, seed in todo:
+                keep(base, seed, job.run(corpus, base, seed))
     else:
         # "spawn": a fresh interpreter per worker (forking a process that already ran torch threads can deadlock).
         with concurrent.futures.ProcessPoolExecutor(
@@ -235,11 +266,10 @@ def run_lab(
             initializer=_init_worker,
             initargs=(corpus,),
         ) as pool:
-            futures = [pool.submit(_run_in_worker, job, base, seed) for base, seed in tasks]
-            for (base, seed), future in zip(tasks, futures, strict=True):
-                outcomes.append(future.result())  # in submission order: the same dict order as jobs=1
-                if progress:
-                    print(_progress_line(base, seed, outcomes[-1][2], outcomes[-1][0]), flush=True)
+            futures = {pool.submit(_run_in_worker, job, base, seed): (base, seed) for base, seed in todo}
+            for future in concurrent.futures.as_completed(futures):
+                keep(*futures[future], future.result())
+    outcomes = [done[task] for task in tasks]  # in task order: the same dict order as jobs=1
     runs: dict[str, dict[str, Any]] = {s: {} for s in cfg.schemes}
     attention: dict[str, dict[str, Any]] = {s: {} for s in profiles}
     training: dict[str, dict[str, Any]] = {b: {} for b in bases}
