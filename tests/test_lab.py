@@ -1306,3 +1306,42 @@ def test_a_killed_run_resumes_from_its_checkpoint_folder(tmp_path, corpus):
         run_lab(cfg.replace(steps=4), corpus, checkpoint=folder)
     with pytest.raises(ValueError, match="keep_models"):
         run_lab(cfg, corpus, checkpoint=folder, keep_models=True)
+
+
+def test_two_processes_under_torchrun_train_what_one_process_trains(tmp_path, corpus):
+    import os
+    import subprocess
+    import sys
+
+    # the same global batch (8 windows + 4 passkey rows) split over 2 gloo processes on the CPU
+    args = [
+        "--schemes", "rope,alibi,rope+random,rope+dynamic", "--steps", "6", "--d-model", "32", "--n-layers", "1",
+        "--batch-size", "8", "--n-eval-spans", "2", "--passkey", "--passkey-rows", "4", "--passkey-samples", "4",
+        "--passkey-depths", "0,50", "--seeds", "0",
+    ]  # fmt: skip
+    out = tmp_path / "two.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("WORLD_SIZE", "RANK", "LOCAL_RANK")}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m", "poslib.lab"]
+    proc = subprocess.run([*cmd, *args, "--no-progress", "--out", str(out)], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    from poslib.lab import LabResults
+    from poslib.lab.__main__ import build_parser, config_from_args
+
+    two = LabResults.load(out)
+
+    one = run_lab(config_from_args(build_parser().parse_args(args)), corpus)
+    assert two.timings["distributed"] == {
+        "processes": 2,
+        "per_rank_batch": 4,
+        "per_rank_passkey_rows": 2,
+        "backend": "gloo",
+    }
+    worst_loss = max(
+        abs(a - b) / abs(a)
+        for base in one.training
+        for a, b in zip(one.training[base]["0"]["losses"], two.training[base]["0"]["losses"], strict=True)
+    )
+    worst_ppl = max(abs(one.ppl[s][L] - two.ppl[s][L]) / one.ppl[s][L] for s in one.ppl for L in one.ppl[s])
+    assert worst_loss < 1e-3 and worst_ppl < 1e-3, (worst_loss, worst_ppl)
+    assert two.passkey == one.passkey
+    assert "distributed" not in one.timings  # the single-process default records no processes

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import pathlib
 import shutil
 import sys
@@ -31,6 +32,7 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import distributed
 from .config import PRESETS, LabConfig, config_fields
 from .extend import ExtendConfig, run_extension
 from .results import LabResults, merge_results, summary_table
@@ -150,6 +152,8 @@ def _extend(parser: argparse.ArgumentParser, args: argparse.Namespace, ext_given
     """``--extend``: the context-extension run (:func:`poslib.lab.extend.run_extension`)."""
     if "schemes" in vars(args) or args.profiles or args.rerun_into is not None:
         parser.error("--extend scores its own variants; drop --schemes, --profiles and --rerun-into")
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        parser.error("--extend runs in one process (its fine-tuning is not distributed); torchrun runs the lab itself")
     try:
         cfg, ext = config_from_args(args), ExtendConfig(**ext_given)
     except ValueError as err:
@@ -236,7 +240,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         parser.error(str(err))  # exits with status 2 and the message
     partial = pathlib.Path(str(args.out) + ".partial") if args.out else None  # resumable, as for --extend
+    if distributed.init_from_env(cfg.train.device):  # started by torchrun: one model at a time, on every rank
+        if args.jobs != 1:
+            parser.error("under torchrun every process trains the same model: drop --jobs")
+        if distributed.rank() != 0:
+            args.no_progress = True  # rank 0 prints and writes (every rank reads the checkpoints)
     results = run_lab(cfg, progress=not args.no_progress, profiles=args.profiles, jobs=args.jobs, checkpoint=partial)
+    if distributed.world_size() > 1:
+        is_first = distributed.rank() == 0
+        distributed.close()
+        if not is_first:
+            return 0
     print()
     print(summary_table(results))
     t = results.timings

@@ -29,6 +29,7 @@ import torch.nn.functional as F
 
 from ..attn import attention_entropy, relative_distance
 from ..randomized import randomized_positions
+from . import distributed
 from .model import LabModel
 from .passkey import passkey_batch
 
@@ -86,10 +87,14 @@ def evaluate(
         per_batch = max(1, batch_tokens // L)
         rng = np.random.default_rng(L) if model.scheme.takes_positions else None
         total = 0.0
-        for i in range(0, x.shape[0], per_batch):
+        for b, i in enumerate(range(0, x.shape[0], per_batch)):
+            if b % distributed.world_size() != distributed.rank():  # another rank's batch (torchrun)
+                if rng is not None:  # its draw of random positions, so this rank's draws stay the one-process ones
+                    randomized_positions(L, model.random_max_pos(), seed=rng, backend="torch")
+                continue
             for nll in _nll(model, x[i : i + per_batch].to(device), y[i : i + per_batch].to(device), modifier, rng):
                 total += nll
-        out[L] = math.exp(total / y.numel())
+        out[L] = math.exp(distributed.sum_across(total) / y.numel())
     return out
 
 
@@ -127,7 +132,11 @@ def evaluate_passkey(
         for depth in depths:
             x, y = passkey_test_set(L, depth, n, key_digits)
             hits = 0
-            for i in range(0, n, max(1, batch_tokens // L)):
+            for b, i in enumerate(range(0, n, max(1, batch_tokens // L))):
+                if b % distributed.world_size() != distributed.rank():  # another rank's keys (torchrun)
+                    if rng is not None:
+                        randomized_positions(L, model.random_max_pos(), seed=rng, backend="torch")
+                    continue
                 xb, yb = (
                     x[i : i + max(1, batch_tokens // L)].to(device),
                     y[i : i + max(1, batch_tokens // L)].to(device),
@@ -137,7 +146,7 @@ def evaluate_passkey(
                     positions = randomized_positions(L, model.random_max_pos(), seed=rng, backend="torch").to(device)
                 logits = model(xb, modifier, positions)[:, -key_digits:]
                 hits += int((logits.argmax(-1) == yb[:, -key_digits:]).all(-1).sum())
-            row[depth] = hits / n
+            row[depth] = distributed.sum_across(hits) / n
         out[L] = row
     return out
 

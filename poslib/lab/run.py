@@ -26,6 +26,7 @@ from typing import Any
 import torch
 
 from ..fire import FireBias
+from . import distributed
 from .config import LabConfig
 from .data import Corpus, eval_spans, load_stdlib_corpus
 from .determinism import deterministic
@@ -239,18 +240,20 @@ def run_lab(
                     f"{path} was written by a run with another configuration; remove the folder to restart"
                 )
             done[(base, seed)] = (saved["ppl"], saved["attention"], saved["record"], None)
-    if progress and done:
+    if progress and done and distributed.rank() == 0:
         print(f"resuming: {len(done)} of {len(tasks)} models read from {folder}", flush=True)
+    if distributed.world_size() > 1 and jobs > 1:
+        raise ValueError("under torchrun every process trains the same model: jobs must be 1")
 
     def keep(base: str, seed: int, outcome: Any) -> None:
         done[(base, seed)] = outcome
-        if folder is not None:
+        if folder is not None and distributed.rank() == 0:  # every rank holds the same numbers: one writes
             folder.mkdir(parents=True, exist_ok=True)
             tmp = folder / f"{base}_seed{seed}.json.tmp"
             text = json.dumps({"key": key, "ppl": outcome[0], "attention": outcome[1], "record": outcome[2]})
             tmp.write_text(text, encoding="utf-8")
             tmp.replace(folder / f"{base}_seed{seed}.json")  # never a half-written file
-        if progress:
+        if progress and distributed.rank() == 0:
             print(_progress_line(base, seed, outcome[2], outcome[0]), flush=True)
 
     todo = [task for task in tasks if task not in done]
@@ -300,6 +303,13 @@ def run_lab(
         "peak_memory_mib": _peak_memory_mib(device),
         "note": "wall-clock on a shared machine: compare ratios within one run, not across runs",
     }
+    if distributed.world_size() > 1:  # this rank's own times; the numbers are every rank's together
+        timings["distributed"] = {
+            "processes": distributed.world_size(),
+            "per_rank_batch": cfg.train.batch_size // distributed.world_size(),
+            "per_rank_passkey_rows": cfg.retrieval.passkey_rows // distributed.world_size(),
+            "backend": torch.distributed.get_backend(),
+        }
     return LabResults(
         config=cfg.to_dict(),
         versions=versions(),

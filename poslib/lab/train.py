@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from ..randomized import randomized_positions
+from . import distributed
 from .config import LabConfig, TrainConfig
 from .data import Corpus, batch_generator
 from .model import LabModel
@@ -92,32 +93,37 @@ def train_model(
     losses: list[float] = []
     passkey_losses: list[float] = []
     step_ms: list[float] = []
+    # several processes (torchrun): each its own slice of the same global batch, gradients averaged (distributed.py)
+    net, size = distributed.wrap(model), distributed.world_size()
     model.train()
     start, cpu_start = time.perf_counter(), time.process_time()
     for step in range(tc.steps if stop_after is None else min(tc.steps, stop_after)):
         t0 = time.perf_counter()
-        x, y = (t.to(device) for t in next(batches))
+        x, y = (distributed.share(t, "batch_size").to(device) for t in next(batches))
         positions = None
         if position_rng is not None:
             positions = randomized_positions(
                 cfg.train_len, model.random_max_pos(), seed=position_rng, backend="torch", device=device
             )
         if pk_rng is None:
-            loss = F.cross_entropy(model(x, positions=positions).flatten(0, 1), y.flatten())
+            loss = F.cross_entropy(net(x, positions=positions).flatten(0, 1), y.flatten())
         else:
             # passkey rows ride in the same forward pass; only their answer digits are scored
-            px, py = (t.to(device) for t in passkey_batch(pk.passkey_rows, cfg.train_len, digits, pk_rng))
-            logits = model(torch.cat([x, px]), positions=positions)
+            px, py = (
+                distributed.share(t, "passkey_rows").to(device)
+                for t in passkey_batch(pk.passkey_rows, cfg.train_len, digits, pk_rng)
+            )
+            logits = net(torch.cat([x, px]), positions=positions)
             text_loss = F.cross_entropy(logits[: len(x)].flatten(0, 1), y.flatten())
             key_loss = F.cross_entropy(logits[len(x) :, -digits:].flatten(0, 1), py[:, -digits:].flatten())
             loss = text_loss + key_loss
-            passkey_losses.append(key_loss.item())
+            passkey_losses.append(distributed.sum_across(key_loss.item()) / size)
         opt.zero_grad(set_to_none=True)
         loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         schedule.step()
-        losses.append(loss.item())
+        losses.append(distributed.sum_across(loss.item()) / size)  # the global batch's loss: equal slices
         step_ms.append(1000 * (time.perf_counter() - t0))
         if progress is not None:
             progress(step, losses[-1])
