@@ -1345,3 +1345,25 @@ def test_two_processes_under_torchrun_train_what_one_process_trains(tmp_path, co
     assert worst_loss < 1e-3 and worst_ppl < 1e-3, (worst_loss, worst_ppl)
     assert two.passkey == one.passkey
     assert "distributed" not in one.timings  # the single-process default records no processes
+
+
+def test_scale_agreement_names_flips_softenings_and_scale_dependent_verdicts():
+    from poslib.lab import scale_agreement, verdict_status
+
+    def at_8x(values):
+        return [[6.0, 6, 6, v, 6] for v in values]
+
+    here = _with_seeds({"alibi": at_8x([6.0, 6.1, 6.0]), "t5": at_8x([7.0, 7.2, 7.1]), "rope": at_8x([9.0, 9, 9])})
+    # at the other scale t5 beats alibi on every seed (a flip), rope ties with t5 (a softening), alibi's
+    # growth becomes 1.5 (the claim "ALiBi extrapolates" no longer holds)
+    there = _with_seeds({"alibi": at_8x([9.0, 9.1, 9.0]), "t5": at_8x([7.0, 7.2, 7.1]), "rope": at_8x([7.1, 7.0, 7.3])})
+    out = scale_agreement(here, there)
+    pairs = {(p["a"], p["b"]): p for p in out["pairs"]}
+    assert pairs[("alibi", "t5")]["verdict"] == "flips" and pairs[("alibi", "t5")]["here"] == "beats"
+    assert pairs[("t5", "rope")]["verdict"] == "softens" and pairs[("t5", "rope")]["there"] == "tied"
+    claims = {c["claim"]: c for c in out["claims"]}
+    assert claims["alibi"]["here"] == "holds" and claims["alibi"]["there"] == "does not hold"
+    assert claims["alibi"]["verdict"] == "scale-dependent" and claims["rope"]["verdict"] == "holds at both scales"
+    assert verdict_status("x → partly holds at this scale") == "partly holds"
+    with pytest.raises(ValueError, match="no verdict status"):
+        verdict_status("no arrow here")

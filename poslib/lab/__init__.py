@@ -68,8 +68,10 @@ from .report import (
     plateau,
     ranking,
     reach_end,
+    relation,
     retrieval,
     retrieval_reach,
+    scale_agreement,
     scale_phrase,
     seed_values,
     seeds_disagree,
@@ -78,6 +80,7 @@ from .report import (
     takeaways,
     tied,
     unbeaten,
+    verdict_status,
 )
 from .results import LabResults, merge_results, same_environment, summary_table
 from .run import replay_losses, rerun, run_lab
@@ -158,6 +161,7 @@ __all__ = [
     "plateau",
     "ranking",
     "reach_end",
+    "relation",
     "replay_finetune_losses",
     "replay_losses",
     "rerun",
@@ -167,6 +171,7 @@ __all__ = [
     "run_lab",
     "same_environment",
     "save_trained_model",
+    "scale_agreement",
     "scale_phrase",
     "seed_values",
     "seeds_disagree",
@@ -180,4 +185,5 @@ __all__ = [
     "tied",
     "train_model",
     "unbeaten",
+    "verdict_status",
 ]

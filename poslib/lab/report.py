@@ -65,6 +65,8 @@ __all__ = [
     "plateau",
     "ranking",
     "reach_end",
+    "relation",
+    "scale_agreement",
     "scale_phrase",
     "seed_values",
     "seeds_disagree",
@@ -73,6 +75,7 @@ __all__ = [
     "takeaways",
     "tied",
     "unbeaten",
+    "verdict_status",
 ]
 
 EXTRAPOLATES, GRACEFUL, TIE = 1.05, 1.5, 0.03
@@ -487,6 +490,76 @@ def takeaways(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
             + "."
         )
     return lines
+
+
+# ---- a second scale ---------------------------------------------------------------------------------------------
+
+_STATUS = (
+    "does not hold against the distance remaps 000 does not list",
+    "partly holds",
+    "does not hold",
+    "holds",
+    "undetermined",
+)
+
+
+def verdict_status(text: str) -> str:
+    """The status word of a verdict sentence: what follows its "→" ("holds", "partly holds", "does not hold", …)."""
+    after = text.split("→", 1)[1].strip() if "→" in text else ""
+    for status in _STATUS:
+        if after.startswith(status):
+            return status
+    raise ValueError(f"no verdict status after '→' in {text[:80]!r}")
+
+
+def relation(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> str:
+    """``a`` against ``b`` by the paired rule: "beats", "tied", "beaten", or "not compared" (seeds disagree)."""
+    if seeds_disagree(results, a, multiple) or seeds_disagree(results, b, multiple):
+        return "not compared"
+    comparison = paired(results, a, b, multiple)
+    if comparison is None:
+        return "not compared"
+    return {"a": "beats", "b": "beaten", "tie": "tied"}[comparison.verdict]
+
+
+def scale_agreement(
+    base: Mapping[str, Any], other: Mapping[str, Any], multiple: int = 8
+) -> dict[str, list[dict[str, str]]]:
+    """Whether this run's verdicts hold at a second scale: the same lab run with another model or length.
+
+    ``"claims"``: for every verdict of :func:`claim_verdicts` in both runs, its status in each and
+    ``"holds at both scales"``, or ``"scale-dependent"`` when the statuses differ. ``"pairs"``: for every
+    pair of schemes that a published ordering (:data:`PUBLISHED`) ranks and both runs hold, the paired
+    relation in each (:func:`relation`) and ``"same"``, ``"flips"`` (one beats the other at one scale
+    and is beaten at the other) or ``"softens"`` (a win at one scale is a tie or not compared at the other).
+    """
+    claims = []
+    mine, theirs = claim_verdicts(base, multiple), claim_verdicts(other, multiple)
+    for key in mine:
+        if key not in theirs:
+            continue
+        a, b = verdict_status(mine[key]), verdict_status(theirs[key])
+        claims.append(
+            {"claim": key, "here": a, "there": b, "verdict": "holds at both scales" if a == b else "scale-dependent"}
+        )
+    pairs = []
+    seen: set[tuple[str, str]] = set()
+    for pub in PUBLISHED:
+        names = [s for s in pub["schemes"] if s in base["ppl"] and s in other["ppl"]]
+        for i, x in enumerate(names):
+            for y in names[i + 1 :]:
+                if (x, y) in seen:
+                    continue
+                seen.add((x, y))
+                here, there = relation(base, x, y, multiple), relation(other, x, y, multiple)
+                if here == there:
+                    kind = "same"
+                elif {here, there} == {"beats", "beaten"}:
+                    kind = "flips"
+                else:
+                    kind = "softens"
+                pairs.append({"a": x, "b": y, "here": here, "there": there, "verdict": kind})
+    return {"claims": claims, "pairs": pairs}
 
 
 # ---- passkey retrieval --------------------------------------------------------------------------------------------
