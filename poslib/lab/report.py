@@ -56,7 +56,9 @@ __all__ = [
     "beats",
     "category",
     "claim_verdicts",
+    "deployed_verdicts",
     "extension_verdicts",
+    "finetune_plateaus",
     "growth",
     "growth_range",
     "n_seeds",
@@ -934,4 +936,82 @@ def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[st
                 else ""
             )
         )
+    return out
+
+
+# ---- notebook 11's practitioner protocol (issue 35): plateaued fine-tunes, deployed baselines ---------------------
+
+# readings that use only the longest target length (chosen once per deployment), never the length being scored
+TUNED_SCALINGS = ("rope+pi_tuned", "rope+ntk_tuned", "rope+yarn_tuned", "rope+dynamic_tuned")
+DEPLOYED_REMAPS = ("rope+self_extend_fixed", "rope+leaky_rerope_fit", "rope+rerope_logn")
+# ReRoPE (w = 16) and Leaky ReRoPE (leak 16) use no length at all; the matched factors s = L'/L_train and the
+# per-length group size use the length being scored
+KNOWS_TEST_LENGTH = ("rope+pi", "rope+ntk", "rope+yarn", "rope+dynamic", "rope+self_extend")
+
+
+def finetune_plateaus(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per fine-tuned method and seed, :func:`plateau` of its held-out loss curve (``heldout`` in its record)."""
+    out: dict[str, dict[str, Any]] = {}
+    for method in FINETUNED:
+        records = results.get("training", {}).get(method, {})
+        out[method] = {seed: plateau(r["heldout"]["loss"]) for seed, r in records.items() if "heldout" in r}
+    return out
+
+
+def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, str]:
+    """Notebook 11's verdicts as a practitioner would run them, at ``multiple`` × L_train (paired rule).
+
+    ``"claim"``: 000 §6.2 with every baseline as deployed: NTK at the factor chosen on held-out bytes
+    (``rope+ntk_tuned``) among the readings that need no knowledge of the test length (the tuned
+    scalings, the deployed remaps, ReRoPE, Leaky ReRoPE and plain RoPE); ``"matched"``: the same claim
+    among the readings given the test length (matched factors, per-length G), for comparison;
+    ``"finetune"``: the best fine-tuned model against the best deployed reading, with whether the
+    fine-tunes are judged at their own length or beyond it; ``"cost"``: what fine-tuning costs at
+    L_train, perplexity and passkey against the model it started from, paired.
+    """
+    have = set(results["ppl"])
+    if not all(name in have for name in TUNED_SCALINGS):
+        raise ValueError("these results have no tuned readings: run --extend with --factor-grid")
+    scale = scale_phrase(results)
+    deployed = [s for s in ("rope", *TUNED_SCALINGS, "rope+rerope", "rope+leaky_rerope", *DEPLOYED_REMAPS) if s in have]
+    matched = [s for s in ("rope", *KNOWS_TEST_LENGTH, "rope+rerope", "rope+leaky_rerope") if s in have]
+    tuned = [s for s in FINETUNED if s in have]
+    out: dict[str, str] = {}
+    for key, pool, ntk in (("claim", deployed, "rope+ntk_tuned"), ("matched", matched, "rope+ntk")):
+        where, text = _standing(results, ntk, multiple, pool)
+        holds = {"best": "holds", "tied": "partly holds", "beaten": "does not hold"}[where]
+        if where == "best" and _best(results, multiple, pool)[1]:
+            holds = "partly holds"
+        which = "as deployed (one factor, chosen on held-out bytes)" if key == "claim" else "given the test length"
+        out[key] = f"000 §6.2, NTK {which} → {holds} {scale}: at {multiple}× L_train {text}."
+    ext = results.get("extension", {})
+    f_len, steps = ext.get("finetune_len"), ext.get("settings", {}).get("finetune_steps")
+    train_len = LabConfig.from_dict(results["config"]).train_len
+    where_len = (
+        "at their own fine-tuning length"
+        if f_len == multiple * train_len
+        else f"at {multiple * train_len} bytes, {'beyond' if multiple * train_len > f_len else 'below'} their"
+        f" fine-tuning length of {f_len}"
+    )
+    best_free, _ = _best(results, multiple, deployed)
+    best_tuned, tuned_ties = _best(results, multiple, tuned)
+    evidence = paired(results, best_tuned, best_free, multiple)
+    assert evidence is not None
+    relation_word = {"a": "beats", "b": "loses to", "tie": "ties with"}[evidence.verdict]
+    out["finetune"] = (
+        f"Fine-tuned {steps} steps at {f_len} bytes, judged {where_len}: the best, {best_tuned}"
+        + (f" (tied with {', '.join(tuned_ties)})" if tuned_ties else "")
+        + f", {relation_word} the best deployed training-free reading, {best_free}: {best_tuned} {evidence.text()}."
+    )
+    costs = []
+    for method in tuned:
+        cost = paired(results, method, "rope", 1)
+        assert cost is not None
+        text = f"{method} ppl ×{math.exp(cost.mean):.3f} ({cost.text().split(', ', 1)[0]})"
+        if results.get("passkey"):
+            before, after = passkey_values(results, "rope", 1), passkey_values(results, method, 1)
+            if before is not None and after is not None:
+                text += f", passkey {sum(before) / len(before):.0%} → {sum(after) / len(after):.0%}"
+        costs.append(text)
+    out["cost"] = "The cost at L_train, against the model each fine-tune started from: " + "; ".join(costs) + "."
     return out

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 __all__ = [
     "SCHEME_STYLE",
     "attention_profile_figure",
+    "finetune_curves_figure",
     "passkey_map_figure",
     "perplexity_figure",
     "ppl_and_passkey_figure",
@@ -239,4 +240,32 @@ def ppl_and_passkey_figure(results: dict[str, Any], schemes: Sequence[str]) -> F
     right.set_ylim(-0.03, 1.03)
     right.set_title("Passkey retrieval: higher is better", fontsize=11)
     right.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    return fig
+
+
+def finetune_curves_figure(results: dict[str, Any], methods: Sequence[str]) -> Figure:
+    """Held-out loss during fine-tuning, per method: the seed mean, shaded from the lowest to the highest seed.
+
+    Reads ``training[method][seed]["heldout"]`` (``steps``, ``loss``), which ``--heldout-every`` records; the
+    dotted line is the trained model's own held-out loss before fine-tuning (step 0 of the control).
+    """
+    fig, ax = plt.subplots(figsize=(9.8, 4.4), layout="constrained")
+    for name in methods:
+        records = [r["heldout"] for r in results["training"][name].values() if "heldout" in r]
+        if not records:
+            raise ValueError(f"{name} has no held-out curve (run --extend with --heldout-every)")
+        steps = records[0]["steps"]
+        losses = np.array([r["loss"] for r in records], dtype=float)
+        style = {"ls": "-", **SCHEME_STYLE.get(name, {})}
+        style.pop("marker", None)
+        (line,) = ax.plot(steps, losses.mean(0), label=name, **style)
+        ax.fill_between(steps, losses.min(0), losses.max(0), color=line.get_color(), alpha=0.15, lw=0)
+    start = np.mean([r["heldout"]["loss"][0] for r in results["training"][methods[0]].values()])
+    ax.axhline(start, color="k", lw=1, ls=":", label="before fine-tuning (seed mean)")
+    f_len = results.get("extension", {}).get("finetune_len")
+    ax.set_xlabel("fine-tuning step")
+    ax.set_ylabel(f"held-out loss at {f_len} bytes (nats per byte)")
+    ax.set_title("Fine-tuning at the longer length: held-out loss (line: seed mean; band: lowest to highest seed)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig
