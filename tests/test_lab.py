@@ -1367,3 +1367,27 @@ def test_scale_agreement_names_flips_softenings_and_scale_dependent_verdicts():
     assert verdict_status("x → partly holds at this scale") == "partly holds"
     with pytest.raises(ValueError, match="no verdict status"):
         verdict_status("no arrow here")
+
+
+def test_paired_rule_pairs_by_seed_id_not_by_rank_or_storage_order():
+    from poslib.lab import paired
+
+    # per seed, a is lower on seeds 0 and 2 and higher on seed 1: tied. Sorting each scheme's values first
+    # (an unpaired comparison of order statistics) would put a lower everywhere and call it a win.
+    rows = {"a": [[5.0] * 5, [7.0] * 5, [6.0] * 5], "b": [[7.5] * 5, [5.5] * 5, [6.5] * 5]}
+    r = _with_seeds(rows)
+    c = paired(r, "a", "b")
+    assert c.better == 2 and c.worse == 1 and c.verdict == "tie", c.text()
+    assert "not lower on every seed" in c.text()
+    # the same runs stored in another seed order give the same pairs
+    r["runs"]["b"] = dict(reversed(list(r["runs"]["b"].items())))
+    again = paired(r, "a", "b")
+    assert again.diffs == c.diffs and again.verdict == "tie"
+    # other seed ids cannot be paired
+    r["runs"]["b"] = {str(int(k) + 5): v for k, v in r["runs"]["b"].items()}
+    with pytest.raises(ValueError, match="needs the same seeds"):
+        paired(r, "a", "b")
+    # exactly antisymmetric, in floating point too, at the threshold itself
+    edge = _with_seeds({"x": [[3.0] * 5], "y": [[3.09] * 5]})
+    assert paired(edge, "x", "y").mean == -paired(edge, "y", "x").mean
+    assert {paired(edge, "x", "y").verdict, paired(edge, "y", "x").verdict} in ({"a", "b"}, {"tie"})

@@ -341,7 +341,7 @@ def test_the_verdict_on_000s_claim_follows_the_numbers():
     # a remap beats NTK, which is still the best frequency scaling: does not hold, and says where NTK stands
     v = extension_verdicts(_fake_extension({**base, "rope+ntk": (5.0, 10.0), "rope+rerope": (5.0, 6.0), **tuned}))
     assert "→ does not hold against the distance remaps 000 does not list" in v["claim"]
-    assert "rope+rerope is the best (6.00 against rope+ntk's 10.00; lower on 3 of 3 seeds)" in v["claim"]
+    assert "rope+rerope is the best and beats it (6.00 against rope+ntk's 10.00; rope+rerope lower on 3 of 3 seeds" in v["claim"]
     assert "among the frequency scalings alone (notebook 08's reading) rope+ntk is the best" in v["claim"]
     assert "loses to the best training-free method, rope+rerope (6.00)" in v["finetune"]
     # YaRN beats NTK among the scalings and a remap beats both: does not hold

@@ -25,7 +25,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("**/*.ipynb"))
-NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
+# e-notation, numpy's "5.e-07" (a point with no digits after it) included
+NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d*)?[eE][-+]?\d+(?![\w.])")
 # a comparison sign just before the number makes it a stated limit, not a measured value
 SIGN = re.compile(r"[<≤>≥‹]\s*=?\s*$")
 # a clause (from the last "(", ";" or "," on the line) that names a bound or a tolerance
@@ -39,7 +40,8 @@ LIMIT = 1e-5
 # up to ~100-fold by sums), while just above it sit values that are legitimately small and the same everywhere,
 # a learning rate 0.00005 or a frequency 0.0001 (four zeros: a threshold there would flag them). A rounded zero
 # "0.000" and values such as "0.0312" or "0.5" pass.
-FIXED = re.compile(r"(?<![\w.])[-+−]?\d+\.\d+(?![\w.])")
+# (numpy prints a zero under suppress=True as "0." and a negative one as "-0.": the digits after the point optional)
+FIXED = re.compile(r"(?<![\w.])[-+−]?\d+\.\d*(?![\w.])")
 # nbval compares every output's text and every text mime type but these (images are skipped by nbval)
 SKIPPED_MIME = ("image/", "application/")
 TAG = re.compile(r"<[^>]*>")
@@ -149,6 +151,10 @@ def test_scanner_flags_fixed_point_rounding_level_numbers_and_negative_zeros():
         assert risky_numbers(text) == [], text
     # an e-notation mantissa is never read as a fixed-point number of its own
     assert risky_numbers("5.0e-07") == ["5.0e-07"]
+    # numpy's own forms (review of issue 34): a negative zero under suppress=True, a bare-point mantissa
+    assert risky_numbers("[-0.  1. ]") == ["[-0."]
+    assert risky_numbers("err 5.e-07") == ["err 5.e-07"]
+    assert risky_numbers("[ 0.  1. ]") == [] and risky_numbers("it ends at 1.") == []
 
 
 def test_scanner_reads_every_text_mime_type():

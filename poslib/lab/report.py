@@ -260,7 +260,9 @@ class PairedComparison:
         text = f"{word} on {self.better} of {self.n} seed{'s' * (self.n > 1)}, {size}{span}"
         if self.verdict == "tie":
             split = self.n not in (self.better, self.worse)
-            text += "; tied: " + ("the seeds disagree on which is " + word if split else small)
+            text += "; tied: " + (f"not {word} on every seed" if split else small)
+        elif abs(abs(self.mean) - self.threshold) < 0.1 * self.threshold:
+            text += "; close to the threshold"  # a verdict another CPU's last digits could move
         return text
 
 
@@ -280,15 +282,26 @@ def paired(
         va, vb = passkey_values(results, a, multiple), passkey_values(results, b, multiple)
     if va is None or vb is None:
         return None
-    if len(va) != len(vb):
-        raise ValueError(f"{a!r} has {len(va)} seeds and {b!r} {len(vb)}: a paired comparison needs the same seeds")
+    # pair by seed id, not by the order the runs happen to be stored in (a resumed run may store them otherwise)
+    ids_a, ids_b = _seed_ids(results, a, len(va)), _seed_ids(results, b, len(vb))
+    if sorted(ids_a) != sorted(ids_b):
+        raise ValueError(f"{a!r} has seeds {ids_a} and {b!r} {ids_b}: a paired comparison needs the same seeds")
+    by_seed = dict(zip(ids_b, vb, strict=True))
+    vb = [by_seed[k] for k in ids_a]
     if metric == "ppl":
-        diffs = tuple(math.log(x / y) for x, y in zip(va, vb, strict=True))
+        # ln x − ln y, not ln(x / y): exactly antisymmetric in floating point, so a against b is b against a reversed
+        diffs = tuple(math.log(x) - math.log(y) for x, y in zip(va, vb, strict=True))
         better, worse = sum(d < 0 for d in diffs), sum(d > 0 for d in diffs)
     else:
         diffs = tuple(x - y for x, y in zip(va, vb, strict=True))
         better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
     return PairedComparison(a, b, metric, multiple, diffs, better, worse)
+
+
+def _seed_ids(results: Mapping[str, Any], scheme: str, n: int) -> list[str]:
+    """The seed ids of ``scheme``'s per-seed values, in the order :func:`seed_values` returns them."""
+    runs = results.get("runs", {}).get(scheme) or {}
+    return list(runs) if len(runs) == n else [str(k) for k in range(n)]
 
 
 def beats(results: Mapping[str, Any], a: str, b: str, multiple: int = 8, metric: str = "ppl") -> bool:
@@ -598,12 +611,12 @@ def passkey_tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 1) 
 
 
 def accuracy_text(results: Mapping[str, Any], accuracy: float) -> str:
-    """ "84%", or the count, "1 of 300 keys", where the percentage would round to 0 % or 100 % without being exact.
+    """ "84%", or the count, "2 of 300 keys", below 1 % and above 99 % (where a rounded percentage hides the keys).
 
     The count is over every key the run scored at one length: keys per depth × depths × seeds.
     """
     shown = f"{accuracy:.0%}"
-    if shown in ("0%", "100%") and accuracy not in (0.0, 1.0):
+    if (accuracy < 0.01 or accuracy > 0.99) and accuracy not in (0.0, 1.0):
         retrieval_cfg = LabConfig.from_dict(results["config"]).retrieval
         keys = retrieval_cfg.passkey_samples * len(retrieval_cfg.passkey_depths) * n_seeds(results)
         shown = f"{round(accuracy * keys)} of {keys} keys"
@@ -838,8 +851,8 @@ def _standing(results: Mapping[str, Any], scheme: str, multiple: int, pool: Sequ
     evidence = paired(results, winner, scheme, multiple)
     assert evidence is not None
     v, w = _ppl(results, scheme, multiple), _ppl(results, winner, multiple)
-    lead = f"{best} is the best, and " if winner != best else ""
-    return ("beaten", f"{lead}{winner} beats it ({w:.2f} against {scheme}'s {v:.2f}; {winner} {evidence.text()})")
+    who = f"{best} is the best and beats it" if winner == best else f"{best} is the best, and {winner} beats it"
+    return ("beaten", f"{who} ({w:.2f} against {scheme}'s {v:.2f}; {winner} {evidence.text()})")
 
 
 def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[str, str]:
