@@ -67,6 +67,7 @@ __all__ = [
     "deployed_remaps",
     "finetune_model",
     "load_trained_model",
+    "reading_perplexity",
     "replay_finetune_losses",
     "run_extension",
     "save_trained_model",
@@ -589,6 +590,41 @@ def load_trained_model(path: str | pathlib.Path, results: Mapping[str, Any]) -> 
     model.load_state_dict(saved["state_dict"])
     model.remap = ext.remap
     return model.eval(), seed
+
+
+def reading_perplexity(
+    model: LabModel, results: Mapping[str, Any], name: str, seed: int, length: int, corpus: Corpus | None = None
+) -> float | None:
+    """The perplexity at ``length`` of the training-free reading ``name`` of ``model``, as the run scored it.
+
+    ``model`` is the run's trained rope model of ``seed`` (:func:`load_trained_model`). Plain readings
+    (:data:`TRAINING_FREE`) use their modifier; the tuned scalings use the factor the run chose for that seed
+    (``extension.deployed``); the deployed remaps their stored settings. Scored on the run's own test spans.
+    """
+    cfg, ext = stored_configs(results)
+    corpus = corpus if corpus is not None else load_stdlib_corpus()
+    spans = eval_spans(corpus.val, cfg.eval.n_eval_spans, cfg.span_len)
+    deployed = results["extension"].get("deployed", {})
+    if name in TRAINING_FREE:
+        how: dict[str, Any] = {"modifier": split_scheme(name)[1]}
+    elif name in TUNED_SCALINGS:
+        factor = deployed[name][str(seed)]
+        how = {"modifier": None, "rope_scaling": _fixed_scaling(TUNED_SCALINGS[name], factor, cfg.train_len)}
+    elif name in deployed:
+        settings = dict(deployed[name])
+        logn = settings.pop("logn")
+        how = {
+            "modifier": deployed_remaps(cfg, ext)[name]["modifier"],
+            "remap": RemapSettings(**settings),
+            "logn": logn,
+        }
+    else:
+        raise ValueError(f"{name!r} is not a training-free reading of these results")
+    with (
+        deterministic(cfg.train.threads),
+        _reading(model, rope_scaling=how.get("rope_scaling"), remap=how.get("remap"), logn=how.get("logn", False)),
+    ):
+        return evaluate(model, spans, (length,), how["modifier"], cfg.eval.eval_batch_tokens)[length]
 
 
 def replay_finetune_losses(

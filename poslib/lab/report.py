@@ -1024,7 +1024,10 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
         if results.get("passkey"):
             before, after = passkey_values(results, "rope", 1), passkey_values(results, method, 1)
             if before is not None and after is not None:
-                text += f", passkey {sum(before) / len(before):.0%} → {sum(after) / len(after):.0%}"
+                text += (
+                    f", passkey {accuracy_text(results, sum(before) / len(before))}"
+                    f" → {accuracy_text(results, sum(after) / len(after))}"
+                )
         costs.append(text)
     out["cost"] = "The cost at L_train, against the model each fine-tune started from: " + "; ".join(costs) + "."
     return out
