@@ -341,7 +341,10 @@ def test_the_verdict_on_000s_claim_follows_the_numbers():
     # a remap beats NTK, which is still the best frequency scaling: does not hold, and says where NTK stands
     v = extension_verdicts(_fake_extension({**base, "rope+ntk": (5.0, 10.0), "rope+rerope": (5.0, 6.0), **tuned}))
     assert "→ does not hold against the distance remaps 000 does not list" in v["claim"]
-    assert "rope+rerope is the best and beats it (6.00 against rope+ntk's 10.00; rope+rerope lower on 3 of 3 seeds" in v["claim"]
+    assert (
+        "rope+rerope is the best and beats it (6.00 against rope+ntk's 10.00; rope+rerope lower on 3 of 3 seeds"
+        in v["claim"]
+    )
     assert "among the frequency scalings alone (notebook 08's reading) rope+ntk is the best" in v["claim"]
     assert "loses to the best training-free method, rope+rerope (6.00)" in v["finetune"]
     # YaRN beats NTK among the scalings and a remap beats both: does not hold
@@ -474,3 +477,60 @@ def dataclasses_replace(obj, **changes):
     import dataclasses
 
     return dataclasses.replace(obj, **changes)
+
+
+def _fake_deployed(per_scheme, seeds=(0, 1, 2)):
+    """A practitioner's extension result (lengths 16 and 64) from per-seed perplexities {name: [(ppl1, ppl4), …]}."""
+    runs = {
+        s: {str(k): {"ppl": {"16": v1, "64": v4}} for k, (v1, v4) in enumerate(rows)} for s, rows in per_scheme.items()
+    }
+    ppl = {s: {L: sum(r["ppl"][L] for r in by.values()) / len(by) for L in ("16", "64")} for s, by in runs.items()}
+    cfg = LabConfig().replace(**{**TINY, "eval_lens": (16, 64)}, seeds=seeds)
+    settings = ExtendConfig(finetune_steps=2, finetune_warmup=1).to_dict()
+    return {
+        "config": cfg.to_dict(),
+        "ppl": ppl,
+        "ppl_std": {s: {"16": 0.0, "64": 0.0} for s in runs},
+        "runs": runs,
+        "training": {
+            m: {
+                str(k): {"n_params": 21_000, "heldout": {"steps": [0, 1, 2, 3], "loss": [2.0, 1.9, 1.8, 1.8]}}
+                for k in range(3)
+            }
+            for m in FINETUNE_METHODS
+        },
+        "extension": {"settings": settings, "finetune_len": 64},
+    }
+
+
+def test_deployed_verdicts_and_plateaus_follow_the_numbers():
+    from poslib.lab import deployed_verdicts, finetune_plateaus
+
+    same = [(5.0, 9.0), (5.1, 9.2), (4.9, 8.8)]
+    free = dict.fromkeys(("rope", "rope+pi", "rope+ntk", "rope+yarn", "rope+dynamic", "rope+self_extend"), same)
+    free |= dict.fromkeys(("rope+pi_tuned", "rope+yarn_tuned", "rope+dynamic_tuned", "rope+rerope"), same)
+    free |= {"rope+ntk_tuned": [(6.0, 8.0), (6.1, 8.1), (5.9, 7.9)], "rope+leaky_rerope": same}
+    free |= {"rope+self_extend_fixed": same, "rope+leaky_rerope_fit": same}
+    free |= {"rope+rerope_logn": [(5.0, 6.0), (5.1, 6.1), (4.9, 5.9)]}
+    tuned = {
+        "rope+ft": [(4.9, 5.0), (5.0, 9.0), (4.8, 5.1)],  # its seeds disagree at 4x (9.0 / 5.0 > 1.5)
+        "rope+ft_pi": [(5.5, 7.0), (5.6, 7.1), (5.4, 6.9)],
+        "rope+ft_ntk": [(5.0, 5.8), (5.1, 5.9), (4.9, 5.7)],
+        "rope+ft_yarn": [(4.8, 5.5), (4.9, 5.6), (4.7, 5.4)],
+    }
+    r = _fake_deployed({**free, **tuned})
+    v = deployed_verdicts(r, 4)
+    assert "NTK as deployed" in v["claim"] and "→ does not hold" in v["claim"]
+    assert "rope+rerope_logn is the best and beats it" in v["claim"]
+    assert (
+        "judged at their own fine-tuning length" in v["finetune"]
+        and "the best whose seeds agree, rope+ft_yarn" in v["finetune"]
+    )
+    assert "beats the best deployed training-free reading, rope+rerope_logn" in v["finetune"]
+    assert "Not ranked, their seeds disagree: rope+ft seeds 0, 1, 2: 5.00, 9.00, 5.10" in v["finetune"]
+    assert "rope+ft_pi ppl ×1.100 (lower on 0 of 3 seeds)" in v["cost"], v["cost"]
+    assert "judged at 16 bytes, below their fine-tuning length" in deployed_verdicts(r, 1)["finetune"]
+    plateaus = finetune_plateaus(r)
+    assert set(plateaus) == set(FINETUNE_METHODS) and all(p["reached"] for p in plateaus["rope+ft"].values())
+    with pytest.raises(ValueError, match="factor-grid"):
+        deployed_verdicts(_fake_deployed({**dict.fromkeys(("rope", "rope+ntk"), same), **tuned}), 4)

@@ -1011,10 +1011,20 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
     evidence = paired(results, best_tuned, best_free, multiple)
     assert evidence is not None
     relation_word = {"a": "beats", "b": "loses to", "tie": "ties with"}[evidence.verdict]
+    apart = [s for s in tuned if seeds_disagree(results, s, multiple)]
     out["finetune"] = (
-        f"Fine-tuned {steps} steps at {f_len} bytes, judged {where_len}: the best, {best_tuned}"
+        f"Fine-tuned {steps} steps at {f_len} bytes, judged {where_len}: the best"
+        + (" whose seeds agree" if apart else "")
+        + f", {best_tuned}"
         + (f" (tied with {', '.join(tuned_ties)})" if tuned_ties else "")
         + f", {relation_word} the best deployed training-free reading, {best_free}: {best_tuned} {evidence.text()}."
+        + (
+            " Not ranked, their seeds disagree: "
+            + "; ".join(f"{s} {seeds_text(results, s, multiple)}" for s in apart)
+            + "."
+            if apart
+            else ""
+        )
     )
     costs = []
     for method in tuned:

@@ -303,6 +303,11 @@ def run_lab(
         "peak_memory_mib": _peak_memory_mib(device),
         "note": "wall-clock on a shared machine: compare ratios within one run, not across runs",
     }
+    # a resumed run's wall and CPU above count only the restarted part: the models' own records count them all
+    timings["resumed_models"] = len(tasks) - len(todo)
+    timings["models_cpu_seconds"] = sum(
+        training[b][str(seed)]["train_cpu_seconds"] + training[b][str(seed)]["eval_cpu_seconds"] for b, seed in tasks
+    )
     if distributed.world_size() > 1:  # this rank's own times; the numbers are every rank's together
         timings["distributed"] = {
             "processes": distributed.world_size(),
