@@ -534,3 +534,18 @@ def test_deployed_verdicts_and_plateaus_follow_the_numbers():
     assert set(plateaus) == set(FINETUNE_METHODS) and all(p["reached"] for p in plateaus["rope+ft"].values())
     with pytest.raises(ValueError, match="factor-grid"):
         deployed_verdicts(_fake_deployed({**dict.fromkeys(("rope", "rope+ntk"), same), **tuned}), 4)
+
+
+def test_every_frequency_scaling_reading_changes_the_rotation_beyond_l_train():
+    # 11's live check scores every reading; here each modifier must change RoPE's angles (or YaRN's factor) at 4x
+    model = _model()
+    plain = model.position_context(64).q_rotation
+    for modifier in ("pi", "ntk", "yarn", "dynamic"):
+        rot = model.position_context(64, modifier).q_rotation
+        assert not all(torch.allclose(a, b) for a, b in zip(rot, plain, strict=True)), modifier
+        assert all(
+            torch.allclose(a, b)
+            for a, b in zip(
+                model.position_context(16, modifier).q_rotation, model.position_context(16).q_rotation, strict=True
+            )
+        ), modifier

@@ -184,3 +184,10 @@ def test_position_blind_guess_beats_chance():
     # a sequence of 24 tokens from 16 repeats its most frequent one more often than 1/16 of the time
     acc = toy.position_blind_accuracy(24, offset=3, vocab=16)
     assert np.nanmean(acc.numpy()) > 1 / 16 + 0.05
+
+
+def test_the_position_free_control_trains_every_step_it_is_given():
+    # 02's control is compared with the position-blind guess at its plateau: it must train as long as asked
+    for scheme in ("none", "learned"):
+        result = toy.train_offset_copy(scheme=scheme, max_len=32, train_len=24, steps=12, seed=0)
+        assert len(result.losses) == 12, scheme

@@ -79,7 +79,7 @@ def _lab_beats_on_the_mean_alone() -> None:
 @bug(
     "lab_yarn_reading_unscaled",
     "the lab's rope+yarn reading scores the trained model without any scaling (plain RoPE under YaRN's name)",
-    tests=("tests/test_lab_extend.py",),
+    tests=("tests/test_lab_extend.py::test_every_frequency_scaling_reading_changes_the_rotation_beyond_l_train",),
     notebooks=("notebooks/11_extending_a_trained_model.ipynb",),
     thread="issue 34 item 2 (11's live check scored every training-free reading but rope+yarn)",
 )
@@ -95,7 +95,7 @@ def _lab_yarn_reading_unscaled() -> None:
 @bug(
     "offset_copy_control_stopped_early",
     "the position-free control of 02 trains a third of the steps it is given (stopped before its plateau)",
-    tests=("tests/test_teaching_toy.py",),
+    tests=("tests/test_teaching_toy.py::test_the_position_free_control_trains_every_step_it_is_given",),
     notebooks=("notebooks/02_learned_absolute.ipynb",),
     thread="issue 34 item 4 (0.157 at 100 steps, 0.168 at 300, against the position-blind 0.168)",
 )
