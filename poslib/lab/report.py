@@ -558,14 +558,14 @@ def scale_agreement(
             {"claim": key, "here": a, "there": b, "verdict": "holds at both scales" if a == b else "scale-dependent"}
         )
     pairs = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[frozenset[str]] = set()  # one entry per pair, whichever order a published row lists it in
     for pub in PUBLISHED:
         names = [s for s in pub["schemes"] if s in base["ppl"] and s in other["ppl"]]
         for i, x in enumerate(names):
             for y in names[i + 1 :]:
-                if (x, y) in seen:
+                if frozenset((x, y)) in seen:
                     continue
-                seen.add((x, y))
+                seen.add(frozenset((x, y)))
                 here, there = relation(base, x, y, multiple), relation(other, x, y, multiple)
                 if here == there:
                     kind = "same"
