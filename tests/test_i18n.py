@@ -116,7 +116,7 @@ def test_generated_notebook_runs_like_the_english_one(built: Path, english: Path
 
 
 def _anchors(nb: dict) -> set[str]:
-    ids = set()
+    ids = {f"cell-id={c['id']}" for c in nb["cells"] if c.get("id")}  # JupyterLab 4's #cell-id=… fragments
     for c in nb["cells"]:
         if c["cell_type"] != "markdown":
             continue

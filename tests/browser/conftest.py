@@ -29,7 +29,7 @@ from browser_harness import (
 
 ENABLE_HINT = (
     "install Debian's Chromium (`apt-get install -y chromium`) and the pinned Playwright "
-    "(`pip install -r requirements.txt`); no `playwright install` is needed"
+    "(`pip install -r requirements-dev.txt`); no `playwright install` is needed"
 )
 
 

@@ -132,9 +132,11 @@ def broken_links(server: LabServer, repo: Path) -> tuple[int, list[str]]:
                 if path.endswith(".ipynb"):
                     cells = model.get("content", {}).get("cells", [])
                     text = "\n\n".join(c["source"] for c in cells if c["cell_type"] == "markdown")
+                    # JupyterLab 4 also scrolls a notebook to #cell-id=<a cell's id> (ASCII, so no encoding issue)
+                    cell_ids = {f"cell-id={c['id']}" for c in cells if c.get("id")}
                 else:
-                    text = model.get("content") or ""
-                ids[path] = anchor_ids(text)
+                    text, cell_ids = model.get("content") or "", set()
+                ids[path] = anchor_ids(text) | cell_ids
             if urllib.parse.unquote(fragment) not in ids[path]:
                 problems.append(f"{doc}: {link} → {path} has no id {fragment!r}")
     return checked, problems
