@@ -13,6 +13,8 @@ One module per family; everything public is re-exported here::
     fire            Li et al. 2024 (FIRE)          cope           Golovneva et al. 2024 (CoPE)
     randomized      Ruoss et al. 2023              rope_diagnostics  unseen RoPE angles, KV-cache drift
     remap           ReRoPE, Leaky ReRoPE, Self-Extend: training-free distance remapping
+    dca             An et al. 2024 (Dual Chunk)    forgetting     Lin et al. 2025 (FoX)
+    stickbreaking   Tan et al. 2025                path_attn      Yang et al. 2025 (PaTH)
 
 Teaching helpers (toy models, similarity, the pretrained table) live in :mod:`poslib.teaching`,
 figures in :mod:`poslib.viz`, the training lab in :mod:`poslib.lab`; this layer imports none of them.
@@ -33,6 +35,7 @@ torch out, same device). Functions that build from sizes take
 from .alibi import alibi_bias, alibi_receptive_field, alibi_slopes
 from .attn import attention, attention_entropy, causal_mask, mask_future, relative_distance, softmax
 from .cope import CoPE, cope_bias, cope_positions
+from .dca import dual_chunk_attention, dual_chunk_relative_positions
 from .deberta import (
     DebertaRelativeScores,
     deberta_delta,
@@ -42,11 +45,13 @@ from .deberta import (
     deberta_scores,
 )
 from .fire import FireBias, fire_bias, fire_inputs, fire_weights_from_bias
+from .forgetting import forgetting_attention
 from .kerple import KerpleBias, kerple_bias
 from .learned import LearnedPositionalEmbedding, learned_lookup
 from .logn import logn_scale
 from .mrope import apply_mrope, apply_rope_2d, mrope_axis_of_pair
 from .nope import apply_nope
+from .path_attn import path_attention
 from .randomized import randomized_positions
 from .remap import (
     RemappedPositions,
@@ -89,6 +94,7 @@ from .sinusoidal import (
     sinusoidal_shift_matrix,
     sinusoidal_table,
 )
+from .stickbreaking import stickbreaking_attention
 from .t5 import T5RelativeBias, t5_bias, t5_relative_bucket, t5_relative_positions
 from .transformer_xl import (
     TransformerXLRelativeScores,
@@ -135,15 +141,19 @@ __all__ = [
     "deberta_relative_position",
     "deberta_score_terms",
     "deberta_scores",
+    "dual_chunk_attention",
+    "dual_chunk_relative_positions",
     "fire_bias",
     "fire_inputs",
     "fire_weights_from_bias",
+    "forgetting_attention",
     "kerple_bias",
     "learned_lookup",
     "logn_scale",
     "longrope_attention_factor",
     "mask_future",
     "mrope_axis_of_pair",
+    "path_attention",
     "randomized_positions",
     "register_rope_scaling",
     "relative_distance",
@@ -174,6 +184,7 @@ __all__ = [
     "sinusoidal_shift_matrix",
     "sinusoidal_table",
     "softmax",
+    "stickbreaking_attention",
     "t5_bias",
     "t5_relative_bucket",
     "t5_relative_positions",

@@ -26,7 +26,7 @@ Leaky ReRoPE's puts the query at (m + w(leak − 1))/leak and the key at n/leak;
 ⌊m/G⌋ + W − ⌊W/G⌋ and ⌊n/G⌋. :class:`RemappedPositions` holds those positions and the region of every
 pair; :func:`rope_remapped_scores` turns them into the exact RoPE attention scores the way the
 reference codes do, one ordinary RoPE pass per region and a selection per pair, never a rotation per
-pair. (Dual Chunk Attention, An et al. 2024, is a three-region map of the same kind; it is not here.)
+pair. (Dual Chunk Attention, An et al. 2024, is a three-region map of the same kind: :mod:`poslib.dca`.)
 """
 
 from __future__ import annotations

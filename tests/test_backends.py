@@ -14,6 +14,7 @@ R9 = rng.standard_normal((9, 8))
 W = rng.standard_normal((2, 8, 4))
 F16 = P.rope_frequencies(16)
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32}
+PATH_W, PATH_BETA = np.stack([R9[:5], R9[4:]]), np.abs(W[:, :5, 1])  # PaTH's w (2, 5, 8) and β (2, 5)
 
 
 def t(a):
@@ -277,6 +278,31 @@ CASES = [
         "remapped_distances",
         lambda: P.remapped_distances(P.rerope_positions(5, 9, window=3, leak=2.5)),
         lambda: P.remapped_distances(P.rerope_positions(5, 9, window=3, leak=2.5, backend="torch")),
+    ),
+    (
+        "forgetting_attention",
+        lambda: P.forgetting_attention(Q, K, V, -np.abs(W[:, :5, 0]))[1],
+        lambda: P.forgetting_attention(t(Q), t(K), t(V), t(-np.abs(W[:, :5, 0])))[1],
+    ),
+    (
+        "stickbreaking_attention",
+        lambda: P.stickbreaking_attention(Q, K, V, attend_current=True)[0],
+        lambda: P.stickbreaking_attention(t(Q), t(K), t(V), attend_current=True)[0],
+    ),
+    (
+        "path_attention",
+        lambda: P.path_attention(Q, K, V, PATH_W, PATH_BETA, log_f=-np.abs(W[:, :5, 2]))[0],
+        lambda: P.path_attention(t(Q), t(K), t(V), t(PATH_W), t(PATH_BETA), log_f=t(-np.abs(W[:, :5, 2])))[0],
+    ),
+    (
+        "dual_chunk_attention",
+        lambda: P.dual_chunk_attention(Q, K, V, chunk_size=3, local_window=1)[1],
+        lambda: P.dual_chunk_attention(t(Q), t(K), t(V), chunk_size=3, local_window=1)[1],
+    ),
+    (
+        "dual_chunk_relative_positions",
+        lambda: P.dual_chunk_relative_positions(5, 9, chunk_size=3, local_window=1).astype(float),
+        lambda: P.dual_chunk_relative_positions(5, 9, chunk_size=3, local_window=1, backend="torch").double(),
     ),
     (
         "rope_remapped_scores",

@@ -142,3 +142,55 @@ def test_bad_input_is_named_in_rope_diagnostics_entropy_and_alibi_reach(call, wo
 def test_bad_input_is_named_in_fire_cope_and_randomized(call, exc, words):
     with pytest.raises(exc, match=words):
         call()
+
+
+# ---------- issue 38: FoX, stick-breaking, PaTH, Dual Chunk Attention ----------
+Q4 = np.ones((2, 3, 4, 8))
+
+
+@pytest.mark.parametrize(
+    "call, exc, words",
+    [
+        (
+            lambda: P.forgetting_attention(Q4, Q4, Q4, np.full((2, 3, 4), 0.5)),
+            ValueError,
+            "log_f must be finite and ≤ 0",
+        ),
+        (
+            lambda: P.forgetting_attention(Q4, Q4, Q4, np.zeros((2, 3, 5))),
+            ValueError,
+            r"log_f must have shape \(2, 3, 4\)",
+        ),
+        (lambda: P.forgetting_attention(Q4, Q4, Q4, torch.zeros(2, 3, 4)), TypeError, "mixed"),
+        (lambda: P.forgetting_attention(Q4, Q4[..., :4], Q4, np.zeros((2, 3, 4))), ValueError, "q and k"),
+        (
+            lambda: P.stickbreaking_attention(Q4, Q4[:, :, :3], Q4[:, :, :3]),
+            ValueError,
+            "q must have at most k_len = 3",
+        ),
+        (lambda: P.stickbreaking_attention(Q4, Q4, Q4[:, :, :3]), ValueError, "k and v"),
+        (lambda: P.stickbreaking_attention(Q4, Q4[0], Q4[0]), ValueError, "leading axes"),
+        (lambda: P.stickbreaking_attention(Q4[0, 0, 0], Q4, Q4), ValueError, "q must have shape"),
+        (lambda: P.stickbreaking_attention(Q4, Q4, Q4, scale="1/8"), ValueError, "scale"),
+        (lambda: P.path_attention(Q4, Q4, Q4, Q4[..., :4], np.ones((2, 3, 4))), ValueError, "w must have shape"),
+        (lambda: P.path_attention(Q4, Q4, Q4, Q4, np.ones((2, 3))), ValueError, r"beta must have shape \(2, 3, 4\)"),
+        (lambda: P.path_attention(Q4, Q4, Q4, Q4, np.ones((2, 3, 4)), log_f=np.ones((2, 3, 4))), ValueError, "log_f"),
+        (
+            lambda: P.dual_chunk_attention(Q4, Q4, Q4, chunk_size=2, local_window=2),
+            ValueError,
+            "chunk_size must be larger",
+        ),
+        (lambda: P.dual_chunk_attention(Q4, Q4, Q4, chunk_size=3, local_window=-1), ValueError, "local_window"),
+        (
+            lambda: P.dual_chunk_attention(Q4[..., :7], Q4[..., :7], Q4, chunk_size=3, local_window=1),
+            ValueError,
+            "head_dim",
+        ),
+        (lambda: P.dual_chunk_attention(Q4, Q4, Q4, chunk_size=3, local_window=1, base=0), ValueError, "base"),
+        (lambda: P.dual_chunk_relative_positions(5, 3, chunk_size=3, local_window=1), ValueError, "q_len"),
+        (lambda: P.dual_chunk_relative_positions(4, chunk_size=0, local_window=0), ValueError, "chunk_size"),
+    ],
+)
+def test_bad_input_is_named_in_the_attention_variants(call, exc, words):
+    with pytest.raises(exc, match=words):
+        call()

@@ -251,6 +251,13 @@ def test_every_torch_function_keeps_its_inputs_device(device):
         "kerple_bias": P.kerple_bias(torch.tensor(1.0, device=device), 0.5, q_len=4, k_len=6, kind="power"),
         "alibi_bias": P.alibi_bias(4, 5, backend="torch", device=device, causal=True),
         "sandwich_bias": P.sandwich_bias(2, 8, q_len=5, k_len=5, backend="torch", device=device),
+        "forgetting_attention": P.forgetting_attention(x[:, 2:], x, x, -x[..., 0].abs())[0],
+        "stickbreaking_attention": P.stickbreaking_attention(x[:, 2:], x, x)[0],
+        "path_attention": P.path_attention(x[:, 2:], x, x, x, x[..., 0].abs(), log_f=-x[..., 1].abs())[0],
+        "dual_chunk_attention": P.dual_chunk_attention(x[:, 2:], x, x, chunk_size=3, local_window=1)[0],
+        "dual_chunk_relative_positions": P.dual_chunk_relative_positions(
+            3, 5, chunk_size=3, local_window=1, backend="torch", device=device
+        ),
     }
     wrong = {name: str(out.device) for name, out in outputs.items() if out.device.type != device}
     assert not wrong
