@@ -549,3 +549,77 @@ def test_every_frequency_scaling_reading_changes_the_rotation_beyond_l_train():
                 model.position_context(16, modifier).q_rotation, model.position_context(16).q_rotation, strict=True
             )
         ), modifier
+
+
+# ---- issue 35, item 4: the practitioner's verdicts at a second scale ----------------------------------------------
+
+PLATEAU = ROOT / "results" / "lab_extend_plateau.json"
+PLATEAU_SCALE2 = ROOT / "results" / "lab_extend_scale2.json"
+
+
+@pytest.fixture(scope="module")
+def plateau_run():
+    return LabResults.load(PLATEAU).to_dict()
+
+
+def test_deployed_statuses_are_the_words_of_the_verdicts(plateau_run):
+    from poslib.lab import deployed_statuses, deployed_verdicts
+
+    for k in (4, 16):
+        status, text = deployed_statuses(plateau_run, k), deployed_verdicts(plateau_run, k)
+        assert f"→ {status['claim']} " in text["claim"] and f"→ {status['matched']} " in text["matched"]
+        assert f", {status['finetune']} the best deployed" in text["finetune"]
+        assert {key for key in status if key.startswith("cost ")} == {f"cost {m}" for m in FINETUNE_METHODS}
+
+
+def test_practitioner_claims_hold_in_the_committed_run_and_fail_when_their_numbers_change(plateau_run):
+    import copy
+
+    from poslib.lab import extension_scale_agreement, practitioner_claims
+
+    claims = practitioner_claims(plateau_run)
+    assert all(c["holds"] for c in claims.values()), {k: c["measured"] for k, c in claims.items() if not c["holds"]}
+    # one seed of the YaRN fine-tune made worse than the model it started from, at L_train only
+    worse = copy.deepcopy(plateau_run)
+    worse["runs"]["rope+ft_yarn"]["1"]["ppl"]["64"] = 1.1 * worse["runs"]["rope"]["1"]["ppl"]["64"]
+    changed = practitioner_claims(worse)
+    assert not changed["only_yarn_gains_at_train"]["holds"] and not changed["kept_fine_tunes_cost_nothing"]["holds"]
+    assert changed["yarn_ft_beats_free_at_4x"]["holds"]  # 4x is untouched
+    rows = extension_scale_agreement(plateau_run, plateau_run)
+    assert rows and all(r["agreement"] == "holds at both scales" for r in rows)
+    rows = extension_scale_agreement(plateau_run, worse)
+    moved = {r["verdict"] for r in rows if r["agreement"] != "holds at both scales"}
+    assert moved == {
+        "rope+ft_yarn against the model it started from, at L_train",
+        changed["only_yarn_gains_at_train"]["claim"],
+        changed["kept_fine_tunes_cost_nothing"]["claim"],
+    }
+    # NTK's grid: a smaller factor chosen on one seed is no longer "the edge of the grid"
+    edge = copy.deepcopy(plateau_run)
+    edge["extension"]["deployed"]["rope+ntk_tuned"]["2"] = 16
+    assert not practitioner_claims(edge)["ntk_at_grid_edge"]["holds"]
+    with pytest.raises(ValueError, match="factor-grid"):
+        practitioner_claims({**plateau_run, "ppl": {"rope": plateau_run["ppl"]["rope"]}})
+
+
+def test_the_committed_second_scale_extension_run_is_the_plateau_run_at_twice_the_width_and_depth(plateau_run):
+    from poslib.lab import finetune_plateaus
+
+    scale2 = LabResults.load(PLATEAU_SCALE2).to_dict()
+    cfg, ext = stored_configs(scale2)
+    base_cfg, base_ext = stored_configs(plateau_run)
+    assert cfg.differences(base_cfg) == {"d_model": (128, 64), "n_layers": (4, 2)} and ext == base_ext
+    assert list(scale2["ppl"]) == list(plateau_run["ppl"]) and list(scale2["runs"]["rope"]) == ["0", "1", "2"]
+    for m in FINETUNE_METHODS:  # every loss kept, every fine-tune watched to the end
+        for k in "012":
+            record = scale2["training"][m][k]
+            assert len(record["losses"]) == ext.finetune_steps and record["heldout"]["steps"][-1] == ext.finetune_steps
+    assert all(len(scale2["training"]["rope"][k]["losses"]) == cfg.train.steps for k in "012")
+    assert set(finetune_plateaus(scale2)) == set(FINETUNE_METHODS)
+    # docs/lab.md's tables of both practitioner runs are these files' numbers
+    doc = (ROOT / "docs" / "lab.md").read_text(encoding="utf-8")
+    for run in (plateau_run, scale2):
+        for s in run["ppl"]:
+            cells = [f"{run['ppl'][s][L]:.2f} ± {run['ppl_std'][s][L]:.2f}" for L in ("64", "256", "1024")]
+            cells += [f"{run['passkey'][s][L]:.2f} ± {run['passkey_std'][s][L]:.2f}" for L in ("64", "256")]
+            assert f"| {s} | " + " | ".join(cells) + " |" in doc, s

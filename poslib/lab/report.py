@@ -56,7 +56,9 @@ __all__ = [
     "beats",
     "category",
     "claim_verdicts",
+    "deployed_statuses",
     "deployed_verdicts",
+    "extension_scale_agreement",
     "extension_verdicts",
     "finetune_plateaus",
     "growth",
@@ -65,6 +67,7 @@ __all__ = [
     "paired",
     "passkey_best",
     "plateau",
+    "practitioner_claims",
     "ranking",
     "reach_end",
     "relation",
@@ -982,6 +985,23 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
     fine-tunes are judged at their own length or beyond it; ``"cost"``: what fine-tuning costs at
     L_train, perplexity and passkey against the model it started from, paired.
     """
+    return _deployed(results, multiple)[1]
+
+
+def deployed_statuses(results: Mapping[str, Any], multiple: int) -> dict[str, str]:
+    """The status word of each of :func:`deployed_verdicts`' verdicts, to compare two runs.
+
+    :func:`extension_scale_agreement` compares them across scales.
+
+    ``"claim"`` and ``"matched"``: "holds", "partly holds" or "does not hold"; ``"finetune"``: "beats",
+    "ties with" or "loses to" (the best fine-tune against the best deployed reading); ``"cost <method>"``
+    per fine-tune: "gains", "tied" or "costs" at L_train against the model it started from (paired rule).
+    """
+    return _deployed(results, multiple)[0]
+
+
+def _deployed(results: Mapping[str, Any], multiple: int) -> tuple[dict[str, str], dict[str, str]]:
+    """(statuses, sentences) of :func:`deployed_verdicts`: one computation, so the two never disagree."""
     have = set(results["ppl"])
     if not all(name in have for name in TUNED_SCALINGS):
         raise ValueError("these results have no tuned readings: run --extend with --factor-grid")
@@ -990,11 +1010,13 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
     matched = [s for s in ("rope", *KNOWS_TEST_LENGTH, "rope+rerope", "rope+leaky_rerope") if s in have]
     tuned = [s for s in FINETUNED if s in have]
     out: dict[str, str] = {}
+    status: dict[str, str] = {}
     for key, pool, ntk in (("claim", deployed, "rope+ntk_tuned"), ("matched", matched, "rope+ntk")):
         where, text = _standing(results, ntk, multiple, pool)
         holds = {"best": "holds", "tied": "partly holds", "beaten": "does not hold"}[where]
         if where == "best" and _best(results, multiple, pool)[1]:
             holds = "partly holds"
+        status[key] = holds
         which = "as deployed (one factor, chosen on held-out bytes)" if key == "claim" else "given the test length"
         out[key] = f"000 §6.2, NTK {which} → {holds} {scale}: at {multiple}× L_train {text}."
     ext = results.get("extension", {})
@@ -1011,6 +1033,7 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
     evidence = paired(results, best_tuned, best_free, multiple)
     assert evidence is not None
     relation_word = {"a": "beats", "b": "loses to", "tie": "ties with"}[evidence.verdict]
+    status["finetune"] = relation_word
     apart = [s for s in tuned if seeds_disagree(results, s, multiple)]
     out["finetune"] = (
         f"Fine-tuned {steps} steps at {f_len} bytes, judged {where_len}: the best"
@@ -1030,6 +1053,7 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
     for method in tuned:
         cost = paired(results, method, "rope", 1)
         assert cost is not None
+        status[f"cost {method}"] = {"a": "gains", "b": "costs", "tie": "tied"}[cost.verdict]
         text = f"{method} ppl ×{math.exp(cost.mean):.3f} ({cost.text().split(', ', 1)[0]})"
         if results.get("passkey"):
             before, after = passkey_values(results, "rope", 1), passkey_values(results, method, 1)
@@ -1040,4 +1064,138 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
                 )
         costs.append(text)
     out["cost"] = "The cost at L_train, against the model each fine-tune started from: " + "; ".join(costs) + "."
+    return status, out
+
+
+def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The claims notebook 11 reads off its practitioner run (§5), each measured in ``results`` by the paired rule.
+
+    Returns, per claim key, ``{"claim": the sentence, "holds": bool, "measured": the evidence}``, so that the
+    same sentences can be checked in another run (:func:`extension_scale_agreement`) instead of being
+    assumed to carry over. Fine-tunes are judged at 4× (their own length) and 16× (beyond it), costs at L_train.
+    """
+    if not all(name in results["ppl"] for name in (*TUNED_SCALINGS, *FINETUNED)):
+        raise ValueError("these results have no practitioner readings: run --extend with --factor-grid")
+    seeds = list(results["runs"]["rope"])
+    free = [s for s in results["ppl"] if s not in FINETUNED]  # every training-free reading, matched or deployed
+    out: dict[str, dict[str, Any]] = {}
+
+    def claim(key: str, sentence: str, holds: bool, measured: str) -> None:
+        out[key] = {"claim": sentence, "holds": bool(holds), "measured": measured}
+
+    wins = [s for s in free if beats(results, "rope+ft_yarn", s, 4)]
+    closest = max(free, key=lambda s: _paired(results, "rope+ft_yarn", s, 4).mean)
+    claim(
+        "yarn_ft_beats_free_at_4x",
+        "the YaRN fine-tune beats every training-free reading at its own length (4×)",
+        len(wins) == len(free),
+        f"beats {len(wins)} of {len(free)}; the closest, {closest}: "
+        + _paired(results, "rope+ft_yarn", closest, 4).text(),
+    )
+    best16 = unbeaten(results, 16, free)[0]
+    against = {m: _paired(results, m, best16, 16) for m in FINETUNED}
+    claim(
+        "finetunes_lose_at_16x",
+        "beyond their length (16×) every fine-tune is higher, on every seed, than the best training-free reading",
+        all(c.better == 0 for c in against.values()),
+        f"against {best16}: " + "; ".join(f"{m} lower on {c.better} of {c.n}" for m, c in against.items()),
+    )
+    plain = _paired(results, "rope+ft", "rope", 16)
+    claim(
+        "plain_ft_helps_at_16x",
+        "the plain fine-tune is lower than the model it started from at 16×, on every seed",
+        plain.better == plain.n,
+        plain.text(),
+    )
+    costs = {m: _paired(results, m, "rope", 1) for m in FINETUNED}
+    gains = [m for m in FINETUNED if costs[m].verdict == "a"]
+    claim(
+        "only_yarn_gains_at_train",
+        "at L_train only the YaRN fine-tune's gain passes the rule's threshold (the control's and NTK's are ties)",
+        gains == ["rope+ft_yarn"],
+        "; ".join(f"{m} {costs[m].text()}" for m in FINETUNED),
+    )
+    kept = ("rope+ft", "rope+ft_ntk", "rope+ft_yarn")
+    keys = {m: passkey_values(results, m, 1) or [0.0] for m in (*FINETUNED, "rope")}
+    claim(
+        "kept_fine_tunes_cost_nothing",
+        "the control, NTK and YaRN fine-tunes are lower at L_train on every seed and still retrieve ≥ 90 % of keys",
+        all(costs[m].better == costs[m].n and min(keys[m]) >= RETRIEVES for m in kept),
+        "; ".join(f"{m} lower on {costs[m].better} of {costs[m].n}, passkey at least {min(keys[m]):.0%}" for m in kept),
+    )
+    pi_lower = sum(a < b for a, b in zip(keys["rope+ft_pi"], keys["rope"], strict=True))
+    claim(
+        "pi_ft_costs_at_train",
+        "the PI fine-tune costs perplexity (beaten) and retrieval (lower on every seed) at L_train",
+        costs["rope+ft_pi"].verdict == "b" and pi_lower == len(keys["rope"]),
+        f"{costs['rope+ft_pi'].text()}; passkey lower on {pi_lower} of {len(keys['rope'])} seeds",
+    )
+    logn = {k: _paired(results, "rope+rerope_logn", "rope+ntk_tuned", k) for k in (4, 16)}
+    claim(
+        "rerope_logn_beats_ntk",
+        "ReRoPE with log-n queries beats NTK as deployed at 4× and at 16×",
+        all(c.verdict == "a" for c in logn.values()),
+        "; ".join(f"{k}×: {c.text()}" for k, c in logn.items()),
+    )
+    short = _paired(results, "rope+ntk_tuned", "rope", 1)
+    claim(
+        "ntk_tuned_costs_short",
+        "NTK's factor chosen for 16× costs at L_train: higher than the plain model on every seed",
+        short.worse == short.n,
+        short.text(),
+    )
+    grid = [str(f) for f in results["extension"]["settings"]["factor_grid"]]
+    chosen = [str(results["extension"]["deployed"]["rope+ntk_tuned"][k]) for k in seeds]
+    search = [
+        results["training"]["rope"][k]["factor_search"]["rope+ntk_tuned"]["heldout_ppl_at_longest"] for k in seeds
+    ]
+    claim(
+        "ntk_at_grid_edge",
+        "NTK chose the largest factor of the grid on every seed, its held-out perplexity still falling there",
+        chosen == [grid[-1]] * len(seeds) and all(g[grid[-1]] < g[grid[-2]] for g in search),
+        f"chosen per seed {', '.join(chosen)}; held-out at {grid[-2]} and {grid[-1]}: "
+        + "; ".join(f"{g[grid[-2]]:.2f}, {g[grid[-1]]:.2f}" for g in search),
+    )
     return out
+
+
+def _paired(results: Mapping[str, Any], a: str, b: str, multiple: int) -> PairedComparison:
+    comparison = paired(results, a, b, multiple)
+    if comparison is None:
+        raise ValueError(f"{a} or {b} has no perplexity at {multiple}× L_train")
+    return comparison
+
+
+_STATUS_LABELS = {
+    "claim": "000's claim, NTK as deployed,",
+    "matched": "000's claim, NTK given the test length,",
+    "finetune": "the best fine-tune against the best deployed reading",
+    **{f"cost {m}": f"{m} against the model it started from," for m in FINETUNED},
+}
+
+
+def extension_scale_agreement(
+    base: Mapping[str, Any], other: Mapping[str, Any], multiples: Sequence[int] = (4, 16)
+) -> list[dict[str, str]]:
+    """Whether notebook 11's practitioner verdicts hold at a second scale: two runs of the same extension protocol.
+
+    One row per verdict: each status of :func:`deployed_statuses` at every multiple, then each claim of
+    :func:`practitioner_claims` ("holds" / "fails"), with its value in each run (``"here"``, ``"there"``)
+    and ``"holds at both scales"`` or ``"scale-dependent"``.
+    """
+    rows = []
+    for i, k in enumerate(multiples):
+        mine, theirs = deployed_statuses(base, k), deployed_statuses(other, k)
+        for key in mine:
+            at_train = key.startswith("cost ")  # measured at L_train: the same whatever the multiple
+            if key in theirs and not (at_train and i > 0):
+                where = "at L_train" if at_train else f"at {k}×"
+                label = _STATUS_LABELS.get(key, key)
+                rows.append({"verdict": f"{label} {where}", "here": mine[key], "there": theirs[key]})
+    here, there = practitioner_claims(base), practitioner_claims(other)
+    for key, c in here.items():
+        word = {True: "holds", False: "fails"}
+        rows.append({"verdict": c["claim"], "here": word[c["holds"]], "there": word[there[key]["holds"]]})
+    for row in rows:
+        row["agreement"] = "holds at both scales" if row["here"] == row["there"] else "scale-dependent"
+    return rows
