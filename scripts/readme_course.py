@@ -53,7 +53,8 @@ COVERS = {
     "11": (
         "000: 6.2 (and after the sources)",
         "ReRoPE, Leaky ReRoPE and Self-Extend distance maps; the lab's training-free scalings and remaps against short "
-        'fine-tuning with PI, NTK and YaRN, over seeds; the verdict on 000\'s "NTK is strongest without fine-tuning"',
+        'fine-tuning with PI, NTK and YaRN, over seeds; the verdict on 000\'s "NTK is strongest without fine-tuning", '
+        "as a practitioner would test it and at a second model size",
     ),
 }
 

@@ -484,6 +484,11 @@ def run_extension(
         "step_ms_median": {name: _median_step(by_seed) for name, by_seed in training.items()},
         "peak_memory_mib": _run._peak_memory_mib(device),
         "note": "wall-clock on a shared machine: compare ratios within one run, not across runs",
+        # a resumed run's wall and CPU above count only the restarted part: the models' own records count them all
+        "resumed_seeds": sorted(seed for seed in seeds if seed not in todo),
+        "models_cpu_seconds": sum(
+            r["train_cpu_seconds"] + r["eval_cpu_seconds"] for by_seed in training.values() for r in by_seed.values()
+        ),
     }
     extension = {
         "settings": ext.to_dict(),

@@ -264,9 +264,16 @@ class PairedComparison:
         if self.verdict == "tie":
             split = self.n not in (self.better, self.worse)
             text += "; tied: " + (f"not {word} on every seed" if split else small)
-        elif abs(abs(self.mean) - self.threshold) < 0.1 * self.threshold:
-            text += "; close to the threshold"  # a verdict another CPU's last digits could move
+        if self.near_threshold:
+            text += "; close to the threshold"  # a verdict, or a tie, that another CPU's last digits could move
         return text
+
+    @property
+    def near_threshold(self) -> bool:
+        """Whether the threshold alone decides: the seeds agree in sign and the mean paired difference lies
+        within a tenth of the threshold, on either side (a win that is nearly a tie, or a tie nearly a win)."""
+        agree = self.n in (self.better, self.worse)
+        return agree and abs(abs(self.mean) - self.threshold) < 0.1 * self.threshold
 
 
 def paired(
@@ -1000,15 +1007,21 @@ def deployed_statuses(results: Mapping[str, Any], multiple: int) -> dict[str, st
     return _deployed(results, multiple)[0]
 
 
+def _pools(results: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    """The readings :func:`deployed_verdicts` compares: (as deployed, given the test length, fine-tuned)."""
+    have = set(results["ppl"])
+    deployed = [s for s in ("rope", *TUNED_SCALINGS, "rope+rerope", "rope+leaky_rerope", *DEPLOYED_REMAPS) if s in have]
+    matched = [s for s in ("rope", *KNOWS_TEST_LENGTH, "rope+rerope", "rope+leaky_rerope") if s in have]
+    return deployed, matched, [s for s in FINETUNED if s in have]
+
+
 def _deployed(results: Mapping[str, Any], multiple: int) -> tuple[dict[str, str], dict[str, str]]:
     """(statuses, sentences) of :func:`deployed_verdicts`: one computation, so the two never disagree."""
     have = set(results["ppl"])
     if not all(name in have for name in TUNED_SCALINGS):
         raise ValueError("these results have no tuned readings: run --extend with --factor-grid")
     scale = scale_phrase(results)
-    deployed = [s for s in ("rope", *TUNED_SCALINGS, "rope+rerope", "rope+leaky_rerope", *DEPLOYED_REMAPS) if s in have]
-    matched = [s for s in ("rope", *KNOWS_TEST_LENGTH, "rope+rerope", "rope+leaky_rerope") if s in have]
-    tuned = [s for s in FINETUNED if s in have]
+    deployed, matched, tuned = _pools(results)
     out: dict[str, str] = {}
     status: dict[str, str] = {}
     for key, pool, ntk in (("claim", deployed, "rope+ntk_tuned"), ("matched", matched, "rope+ntk")):
@@ -1070,9 +1083,10 @@ def _deployed(results: Mapping[str, Any], multiple: int) -> tuple[dict[str, str]
 def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The claims notebook 11 reads off its practitioner run (§5), each measured in ``results`` by the paired rule.
 
-    Returns, per claim key, ``{"claim": the sentence, "holds": bool, "measured": the evidence}``, so that the
-    same sentences can be checked in another run (:func:`extension_scale_agreement`) instead of being
-    assumed to carry over. Fine-tunes are judged at 4× (their own length) and 16× (beyond it), costs at L_train.
+    Returns, per claim key, ``{"claim": the sentence, "holds": bool, "measured": the evidence, "near_threshold":
+    whether a paired comparison it rests on lies within a tenth of the rule's threshold}``, so that the same
+    sentences can be checked in another run (:func:`extension_scale_agreement`) instead of being assumed to
+    carry over. Fine-tunes are judged at 4× (their own length) and 16× (beyond it), costs at L_train.
     """
     if not all(name in results["ppl"] for name in (*TUNED_SCALINGS, *FINETUNED)):
         raise ValueError("these results have no practitioner readings: run --extend with --factor-grid")
@@ -1080,17 +1094,19 @@ def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]
     free = [s for s in results["ppl"] if s not in FINETUNED]  # every training-free reading, matched or deployed
     out: dict[str, dict[str, Any]] = {}
 
-    def claim(key: str, sentence: str, holds: bool, measured: str) -> None:
-        out[key] = {"claim": sentence, "holds": bool(holds), "measured": measured}
+    def claim(key: str, sentence: str, holds: bool, measured: str, rests_on: Sequence[PairedComparison]) -> None:
+        near = any(c.near_threshold for c in rests_on)
+        out[key] = {"claim": sentence, "holds": bool(holds), "measured": measured, "near_threshold": near}
 
-    wins = [s for s in free if beats(results, "rope+ft_yarn", s, 4)]
-    closest = max(free, key=lambda s: _paired(results, "rope+ft_yarn", s, 4).mean)
+    yarn4 = {s: _paired(results, "rope+ft_yarn", s, 4) for s in free}
+    wins = [s for s, c in yarn4.items() if c.verdict == "a"]
+    closest = max(free, key=lambda s: yarn4[s].mean)
     claim(
         "yarn_ft_beats_free_at_4x",
         "the YaRN fine-tune beats every training-free reading at its own length (4×)",
         len(wins) == len(free),
-        f"beats {len(wins)} of {len(free)}; the closest, {closest}: "
-        + _paired(results, "rope+ft_yarn", closest, 4).text(),
+        f"beats {len(wins)} of {len(free)}; the closest, {closest}: {yarn4[closest].text()}",
+        list(yarn4.values()),
     )
     best16 = unbeaten(results, 16, free)[0]
     against = {m: _paired(results, m, best16, 16) for m in FINETUNED}
@@ -1099,6 +1115,7 @@ def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]
         "beyond their length (16×) every fine-tune is higher, on every seed, than the best training-free reading",
         all(c.better == 0 for c in against.values()),
         f"against {best16}: " + "; ".join(f"{m} lower on {c.better} of {c.n}" for m, c in against.items()),
+        [],
     )
     plain = _paired(results, "rope+ft", "rope", 16)
     claim(
@@ -1106,6 +1123,7 @@ def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]
         "the plain fine-tune is lower than the model it started from at 16×, on every seed",
         plain.better == plain.n,
         plain.text(),
+        [],
     )
     costs = {m: _paired(results, m, "rope", 1) for m in FINETUNED}
     gains = [m for m in FINETUNED if costs[m].verdict == "a"]
@@ -1114,14 +1132,21 @@ def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]
         "at L_train only the YaRN fine-tune's gain passes the rule's threshold (the control's and NTK's are ties)",
         gains == ["rope+ft_yarn"],
         "; ".join(f"{m} {costs[m].text()}" for m in FINETUNED),
+        list(costs.values()),
     )
     kept = ("rope+ft", "rope+ft_ntk", "rope+ft_yarn")
     keys = {m: passkey_values(results, m, 1) or [0.0] for m in (*FINETUNED, "rope")}
     claim(
         "kept_fine_tunes_cost_nothing",
-        "the control, NTK and YaRN fine-tunes are lower at L_train on every seed and still retrieve ≥ 90 % of keys",
+        "the control, NTK and YaRN fine-tunes are lower at L_train on every seed and still retrieve ≥ 90 % of keys"
+        " on every seed",
         all(costs[m].better == costs[m].n and min(keys[m]) >= RETRIEVES for m in kept),
-        "; ".join(f"{m} lower on {costs[m].better} of {costs[m].n}, passkey at least {min(keys[m]):.0%}" for m in kept),
+        "; ".join(
+            f"{m} lower on {costs[m].better} of {costs[m].n}, passkey per seed "
+            + ", ".join(f"{v:.0%}" for v in keys[m])
+            for m in kept
+        ),
+        [],
     )
     pi_lower = sum(a < b for a, b in zip(keys["rope+ft_pi"], keys["rope"], strict=True))
     claim(
@@ -1129,6 +1154,7 @@ def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]
         "the PI fine-tune costs perplexity (beaten) and retrieval (lower on every seed) at L_train",
         costs["rope+ft_pi"].verdict == "b" and pi_lower == len(keys["rope"]),
         f"{costs['rope+ft_pi'].text()}; passkey lower on {pi_lower} of {len(keys['rope'])} seeds",
+        [costs["rope+ft_pi"]],
     )
     logn = {k: _paired(results, "rope+rerope_logn", "rope+ntk_tuned", k) for k in (4, 16)}
     claim(
@@ -1136,6 +1162,7 @@ def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]
         "ReRoPE with log-n queries beats NTK as deployed at 4× and at 16×",
         all(c.verdict == "a" for c in logn.values()),
         "; ".join(f"{k}×: {c.text()}" for k, c in logn.items()),
+        list(logn.values()),
     )
     short = _paired(results, "rope+ntk_tuned", "rope", 1)
     claim(
@@ -1143,6 +1170,7 @@ def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]
         "NTK's factor chosen for 16× costs at L_train: higher than the plain model on every seed",
         short.worse == short.n,
         short.text(),
+        [],
     )
     grid = [str(f) for f in results["extension"]["settings"]["factor_grid"]]
     chosen = [str(results["extension"]["deployed"]["rope+ntk_tuned"][k]) for k in seeds]
@@ -1151,10 +1179,11 @@ def practitioner_claims(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]
     ]
     claim(
         "ntk_at_grid_edge",
-        "NTK chose the largest factor of the grid on every seed, its held-out perplexity still falling there",
-        chosen == [grid[-1]] * len(seeds) and all(g[grid[-1]] < g[grid[-2]] for g in search),
-        f"chosen per seed {', '.join(chosen)}; held-out at {grid[-2]} and {grid[-1]}: "
+        f"NTK chose the largest factor of the grid ({grid[-1]}) on every seed",
+        chosen == [grid[-1]] * len(seeds),
+        f"chosen per seed {', '.join(chosen)}; held-out perplexity at 16× with factors {grid[-2]} and {grid[-1]}: "
         + "; ".join(f"{g[grid[-2]]:.2f}, {g[grid[-1]]:.2f}" for g in search),
+        [],
     )
     return out
 
@@ -1172,30 +1201,51 @@ _STATUS_LABELS = {
     "finetune": "the best fine-tune against the best deployed reading",
     **{f"cost {m}": f"{m} against the model it started from," for m in FINETUNED},
 }
+SAME, DIFFERS, AT_THRESHOLD = "same at both scales", "scale-dependent", "scale-dependent, at the threshold"
 
 
 def extension_scale_agreement(
     base: Mapping[str, Any], other: Mapping[str, Any], multiples: Sequence[int] = (4, 16)
-) -> list[dict[str, str]]:
+) -> list[dict[str, Any]]:
     """Whether notebook 11's practitioner verdicts hold at a second scale: two runs of the same extension protocol.
 
-    One row per verdict: each status of :func:`deployed_statuses` at every multiple, then each claim of
-    :func:`practitioner_claims` ("holds" / "fails"), with its value in each run (``"here"``, ``"there"``)
-    and ``"holds at both scales"`` or ``"scale-dependent"``.
+    One row per verdict: each status of :func:`deployed_statuses` at every multiple (the costs at L_train
+    once), then each claim of :func:`practitioner_claims` ("holds" / "fails"), with its value in each run
+    (``"here"``, ``"there"``) and ``"agreement"``: :data:`SAME`, :data:`DIFFERS`, or :data:`AT_THRESHOLD` when
+    the statuses differ and a comparison behind them lies within a tenth of the paired rule's threshold in
+    either run (the threshold, not the direction, changed). Rows of a ranking also give the best reading in each
+    run (``"best_here"``, ``"best_there"``: the lowest mean among those nothing beats), since the same status
+    word can hide a new winner. Raises ValueError when the two runs do not hold the same verdicts.
     """
-    rows = []
+    rows: list[dict[str, Any]] = []
+    pools = {"claim": 0, "matched": 1, "finetune": 2}
     for i, k in enumerate(multiples):
         mine, theirs = deployed_statuses(base, k), deployed_statuses(other, k)
+        if set(mine) != set(theirs):
+            raise ValueError(f"the two runs hold different verdicts at {k}×: {sorted(set(mine) ^ set(theirs))}")
         for key in mine:
             at_train = key.startswith("cost ")  # measured at L_train: the same whatever the multiple
-            if key in theirs and not (at_train and i > 0):
-                where = "at L_train" if at_train else f"at {k}×"
-                label = _STATUS_LABELS.get(key, key)
-                rows.append({"verdict": f"{label} {where}", "here": mine[key], "there": theirs[key]})
+            if at_train and i > 0:
+                continue
+            row: dict[str, Any] = {
+                "verdict": f"{_STATUS_LABELS.get(key, key)} {'at L_train' if at_train else f'at {k}×'}",
+                "here": mine[key],
+                "there": theirs[key],
+            }
+            if at_train:
+                method = key.removeprefix("cost ")
+                row["near"] = any(_paired(r, method, "rope", 1).near_threshold for r in (base, other))
+            else:
+                row["near"] = False
+                row["best_here"], row["best_there"] = (unbeaten(r, k, _pools(r)[pools[key]])[0] for r in (base, other))
+            rows.append(row)
     here, there = practitioner_claims(base), practitioner_claims(other)
+    if set(here) != set(there):
+        raise ValueError(f"the two runs hold different claims: {sorted(set(here) ^ set(there))}")
+    word = {True: "holds", False: "fails"}
     for key, c in here.items():
-        word = {True: "holds", False: "fails"}
-        rows.append({"verdict": c["claim"], "here": word[c["holds"]], "there": word[there[key]["holds"]]})
+        near = c["near_threshold"] or there[key]["near_threshold"]
+        rows.append({"verdict": c["claim"], "here": word[c["holds"]], "there": word[there[key]["holds"]], "near": near})
     for row in rows:
-        row["agreement"] = "holds at both scales" if row["here"] == row["there"] else "scale-dependent"
+        row["agreement"] = SAME if row["here"] == row["there"] else AT_THRESHOLD if row["near"] else DIFFERS
     return rows

@@ -18,7 +18,7 @@ from . import bug, swap
     "notebook 11's second-scale table measures the practitioner's claims in the first run for both columns",
     tests=(
         "tests/test_lab_extend.py::"
-        "test_practitioner_claims_hold_in_the_committed_run_and_fail_when_their_numbers_change",
+        "test_practitioner_claims_hold_in_the_committed_run_and_each_fails_when_its_numbers_change",
     ),
     notebooks=("notebooks/11_extending_a_trained_model.ipynb",),
     thread="issue 35 item 4 (a verdict that flips is reported as scale-dependent, not hidden)",
