@@ -652,11 +652,12 @@ def test_claim_verdicts_follow_the_numbers():
     assert all("at this scale (L_train = 64 bytes, 1 seed)" in text for text in v.values()), v
 
 
-def test_ties_come_from_the_seed_spread():
+def test_ties_come_from_seeds_that_disagree_in_sign_not_from_the_means():
     from poslib.lab import claim_verdicts, spread, tied
 
-    # Two seeds. rope+ntk's mean at 8x (10.0) beats rope+yarn's (10.4) by 0.4; rope+yarn's seeds span 1.0
-    # there, so the two are tied. With tight seeds (span 0.2) the same means are not tied.
+    # Two seeds. rope+ntk's mean at 8x (10.0) is below rope+yarn's (10.4), but rope+yarn is lower on seed 0
+    # (9.9), so by the paired rule the two are tied. With rope+yarn at 10.3 and 10.5, rope+ntk is lower on both
+    # seeds by a mean paired ratio beyond ×1.03, and the same means are no longer tied.
     wide = {
         "rope": [[6.0, 7, 9, 15, 20], [6.0, 7, 9, 15, 20]],
         "rope+ntk": [[6.0, 6.1, 7, 10.0, 14], [6.0, 6.1, 7, 10.0, 14]],
@@ -1338,6 +1339,7 @@ def test_two_processes_under_torchrun_train_what_one_process_trains(tmp_path, co
         "per_rank_batch": 4,
         "per_rank_passkey_rows": 2,
         "backend": "gloo",
+        "rows_seen_per_step": {"batch_size": 4, "passkey_rows": 2},  # each rank trained on its slice only
     }
     worst_loss = max(
         abs(a - b) / abs(a)
@@ -1351,7 +1353,7 @@ def test_two_processes_under_torchrun_train_what_one_process_trains(tmp_path, co
 
 
 def test_scale_agreement_names_flips_softenings_and_scale_dependent_verdicts():
-    from poslib.lab import scale_agreement, verdict_status
+    from poslib.lab import relation, scale_agreement, verdict_status
 
     def at_8x(values):
         return [[6.0, 6, 6, v, 6] for v in values]
@@ -1366,10 +1368,46 @@ def test_scale_agreement_names_flips_softenings_and_scale_dependent_verdicts():
     assert pairs[("t5", "rope")]["verdict"] == "softens" and pairs[("t5", "rope")]["there"] == "tied"
     claims = {c["claim"]: c for c in out["claims"]}
     assert claims["alibi"]["here"] == "holds" and claims["alibi"]["there"] == "does not hold"
-    assert claims["alibi"]["verdict"] == "scale-dependent" and claims["rope"]["verdict"] == "holds at both scales"
+    assert claims["alibi"]["verdict"] == "scale-dependent" and claims["rope"]["verdict"] == "same at both scales"
     assert verdict_status("x → partly holds at this scale") == "partly holds"
+    # a scheme whose seeds disagree (max/min > 1.5) at one scale is compared with nothing there: "not compared",
+    # and a win at the other scale then "softens", never "same"
+    split = _with_seeds({"alibi": at_8x([6.0, 6.1, 6.0]), "t5": at_8x([5.0, 9.0, 5.1]), "rope": at_8x([9.0, 9, 9])})
+    assert relation(split, "t5", "alibi") == "not compared" and relation(here, "alibi", "t5") == "beats"
+    pairs = {(p["a"], p["b"]): p for p in scale_agreement(here, split)["pairs"]}
+    assert pairs[("alibi", "t5")]["there"] == "not compared" and pairs[("alibi", "t5")]["verdict"] == "softens"
     with pytest.raises(ValueError, match="no verdict status"):
         verdict_status("no arrow here")
+
+
+def test_an_equal_seed_is_no_disagreement_so_a_scheme_worse_on_no_seed_by_the_threshold_beats():
+    from poslib.lab import paired
+
+    # passkey at the ceiling: a retrieves every key on every seed, b on one seed only; b is never higher
+    r = _with_seeds({"a": [[6.0] * 5] * 3, "b": [[6.0] * 5] * 3})
+    for name, accuracies in (("a", (1.0, 1.0, 1.0)), ("b", (0.69, 0.98, 1.0))):
+        for seed, acc in zip(("0", "1", "2"), accuracies, strict=True):
+            r["runs"][name][seed]["passkey"] = {L: {"0": acc} for L in r["runs"][name][seed]["ppl"]}
+    r["passkey"] = {s: {} for s in r["runs"]}
+    c = paired(r, "a", "b", 1, "passkey")
+    assert (c.better, c.worse) == (2, 0) and c.verdict == "a", c.text()  # mean 11 points, the seed at 100 % ties
+    # perplexity: equal on one seed, lower on two by 5 %: a beats b; one seed the other way makes it a tie
+    eq = _with_seeds({"a": [[5.0] * 5, [5.0] * 5, [5.0] * 5], "b": [[5.25] * 5, [5.0] * 5, [5.25] * 5]})
+    assert paired(eq, "a", "b").verdict == "a" and paired(eq, "b", "a").verdict == "b"
+    split = _with_seeds({"a": [[5.0] * 5, [5.1] * 5, [5.0] * 5], "b": [[5.25] * 5, [5.0] * 5, [5.25] * 5]})
+    assert paired(split, "a", "b").verdict == "tie" and "not lower on every seed" in paired(split, "a", "b").text()
+    # a per-seed sign inside the CPU's noise (0.05 %) is flagged
+    noisy = _with_seeds({"a": [[5.0] * 5, [5.0025] * 5, [5.0] * 5], "b": [[5.25] * 5, [5.0] * 5, [5.25] * 5]})
+    assert "1 of 3 seeds within 0.1 %" in paired(noisy, "a", "b").text()
+    # an equal seed and a small mean: a tie for the threshold's reason, not for disagreeing seeds
+    small = _with_seeds({"a": [[5.0] * 5, [5.0] * 5, [5.0] * 5], "b": [[5.1] * 5, [5.0] * 5, [5.1] * 5]})
+    c = paired(small, "a", "b")
+    assert c.verdict == "tie" and "within ×1.03" in c.text() and "not lower on every seed" not in c.text()
+    # the threshold itself decides (≥): one seed exactly ×1.03 apart is a win, a hair less is a tie
+    edge = _with_seeds({"a": [[5.0] * 5], "b": [[5.0 * 1.03 * (1 + 1e-12)] * 5]})
+    under = _with_seeds({"a": [[5.0] * 5], "b": [[5.0 * 1.03 * (1 - 1e-9)] * 5]})
+    assert paired(edge, "a", "b").verdict == "a" and paired(under, "a", "b").verdict == "tie"
+    assert "close to the threshold" in paired(under, "a", "b").text()  # a tie this near says so
 
 
 def test_paired_rule_pairs_by_seed_id_not_by_rank_or_storage_order():

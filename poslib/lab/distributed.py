@@ -47,8 +47,15 @@ def init_from_env(device: str) -> bool:
     if not dist.is_initialized():
         if device == "cuda":
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
-        dist.init_process_group(backend="nccl" if device == "cuda" else "gloo")
+        # NCCL for CUDA tensors, and gloo beside it for the CPU scalars sum_across reduces every step (a group
+        # with NCCL alone refuses a CPU tensor: "No backend type associated with device type cpu")
+        dist.init_process_group(backend="cpu:gloo,cuda:nccl" if device == "cuda" else "gloo")
     return True
+
+
+# rows of each global batch this process last trained on, by the configuration field that sizes it (measured
+# where the slice is taken, so the results file records what each rank saw, not what the configuration implies)
+ROWS_SEEN: dict[str, int] = {}
 
 
 def share(batch: torch.Tensor, name: str) -> torch.Tensor:
@@ -59,7 +66,9 @@ def share(batch: torch.Tensor, name: str) -> torch.Tensor:
     if batch.shape[0] % size:
         raise ValueError(f"{name} ({batch.shape[0]}) must be divisible by the number of processes ({size})")
     per = batch.shape[0] // size
-    return batch[rank() * per : (rank() + 1) * per]
+    part = batch[rank() * per : (rank() + 1) * per]
+    ROWS_SEEN[name] = part.shape[0]
+    return part
 
 
 def sum_across(value: float) -> float:

@@ -314,6 +314,7 @@ def run_lab(
             "per_rank_batch": cfg.train.batch_size // distributed.world_size(),
             "per_rank_passkey_rows": cfg.retrieval.passkey_rows // distributed.world_size(),
             "backend": torch.distributed.get_backend(),
+            "rows_seen_per_step": dict(sorted(distributed.ROWS_SEEN.items())),  # measured at the slice, rank 0
         }
     return LabResults(
         config=cfg.to_dict(),
