@@ -183,6 +183,12 @@ COURSE = (
 )
 
 HEADER_ID, EXERCISES_ID, FURTHER_ID = "course-map", "exercises", "going-further"
+COURSE_TITLE = "Positional Encodings, Interactively"  # the book's title (scripts/build_book.py)
+# TOOLBAR_CLEAR: the header's first paragraph ("Notebook 05 of 11 in …") is short and holds no link. JupyterLab 4 draws
+# the active cell's toolbar (move, insert above/below, delete) over the top right of the cell, about 175 × 32 px, and
+# hides it only when its check for overlapping text runs after the markdown is rendered; on a notebook just opened the
+# check can run first, and a link under the toolbar then inserts a cell when clicked (issue 37). The links start on the
+# second paragraph, below the toolbar; tests/browser/test_links_click.py measures it at 1280 × 800.
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.DOTALL)
 
 
@@ -258,8 +264,8 @@ def header(index: int, nb: nbformat.NotebookNode) -> str:
     objectives = "\n".join(f"- {o}" for o in entry.objectives)
     return (
         f'<a id="{HEADER_ID}"></a>\n'
-        f"**Notebook {index:02d} of {last:02d}** · {prev} · {nxt} · "
-        "[glossary 中英术语表](../docs/glossary.md) · [notation](../docs/notation.md) · "
+        f"**Notebook {index:02d} of {last:02d}** in *{COURSE_TITLE}*\n\n"  # no link here: see TOOLBAR_CLEAR
+        f"{prev} · {nxt} · [glossary 中英术语表](../docs/glossary.md) · [notation](../docs/notation.md) · "
         f"[exercises](#{EXERCISES_ID})\n\n"
         f"<details open><summary>Course map</summary>\n\n{' · '.join(links)}\n\n</details>\n\n"
         f"**After this notebook you can**\n\n{objectives}\n\n"

@@ -6,7 +6,11 @@ whatever that command makes it for a reader. Then JupyterLab's contents API (GET
 asked for the target of every relative link in every notebook's markdown cells, the README, CONTRIBUTING.md
 and docs/*.md: glossary, notation, other notebooks, the API reference. A link with an anchor must also name
 an id the target has, as JupyterLab makes them: an explicit ``<a id=…>`` or a heading's text with its spaces
-turned into dashes. Issue 24: with ``jupyter lab notebooks/`` the root was notebooks/, and every header's
+turned into dashes, or in a notebook ``cell-id=<a cell's id>``. A link into another notebook must use that last
+form (``unscrollable``): JupyterLab 4.6 lays out only the cells near the top of a notebook it opens, so a heading or
+``<a id>`` fragment finds nothing and the notebook opens at its top, while ``#cell-id=`` is looked up in the
+notebook's model (tests/browser/test_links_click.py clicks each one; the offline book gives every cell that id).
+Issue 24: with ``jupyter lab notebooks/`` the root was notebooks/, and every header's
 ``../docs/glossary.md`` was a 404. One server answers every link (about 20 s to start).
 
 Run only this: pytest tests/browser/test_links.py
@@ -74,6 +78,11 @@ def anchor_ids(markdown: str) -> set[str]:
     return ids
 
 
+def unscrollable(doc: str, path: str, fragment: str) -> bool:
+    """Whether a link from ``doc`` to ``path#fragment`` opens another notebook without scrolling to its target."""
+    return path.endswith(".ipynb") and path != doc and not fragment.startswith("cell-id=")
+
+
 def contents(server: LabServer, path: str, *, content: bool) -> dict | None:
     """JupyterLab's contents API for ``path`` (None on 404 or 403), as the front end asks when a link is clicked."""
     query = "content=1&type=file&format=text" if content and not path.endswith(".ipynb") else f"content={int(content)}"
@@ -139,6 +148,8 @@ def broken_links(server: LabServer, repo: Path) -> tuple[int, list[str]]:
                 ids[path] = anchor_ids(text) | cell_ids
             if urllib.parse.unquote(fragment) not in ids[path]:
                 problems.append(f"{doc}: {link} → {path} has no id {fragment!r}")
+            elif unscrollable(doc, path, fragment):
+                problems.append(f"{doc}: {link} → JupyterLab opens {path} at its top; link to #cell-id=<the cell's id>")
     return checked, problems
 
 
@@ -173,5 +184,9 @@ def test_link_and_anchor_rules() -> None:
     )
     assert links(md) == ["../docs/glossary.md", "05_rope.ipynb#going-further", "notation.md#top"]
     assert {"3.-The-$m-n$-property", "gf-x", "Bold-title"} <= anchor_ids(md)
+    assert unscrollable("notebooks/05_rope.ipynb", "notebooks/01_why_position.ipynb", "notation")
+    assert not unscrollable("notebooks/05_rope.ipynb", "notebooks/01_why_position.ipynb", "cell-id=notation")
+    assert not unscrollable("notebooks/05_rope.ipynb", "notebooks/05_rope.ipynb", "going-further")  # same notebook
+    assert not unscrollable("README.md", "docs/notation.md", "top")
     readme = "x\n```bash\npip install -r requirements.txt  # install\njupyter lab --notebook-dir=. a.ipynb  # open\n```"
     assert open_command(readme) == ["jupyter", "lab", "--notebook-dir=.", "a.ipynb"]
