@@ -295,8 +295,10 @@ def test_t5_bias_reads_the_causal_bucket_of_each_distance():
 
 def test_every_trained_scheme_is_a_registered_object_with_its_name():
     from poslib.lab import REGISTRY, Scheme
+    from poslib.lab.schemes import ADDED_SCHEMES
 
-    assert tuple(REGISTRY) == TRAINED_SCHEMES and all(isinstance(s, Scheme) for s in REGISTRY.values())
+    # the schemes of issue 38 are registered after those of the committed runs, which TRAINED_SCHEMES lists
+    assert tuple(REGISTRY) == TRAINED_SCHEMES + ADDED_SCHEMES and all(isinstance(s, Scheme) for s in REGISTRY.values())
     assert all(name == scheme.name for name, scheme in REGISTRY.items())
     assert {s for s in TRAINED_SCHEMES if REGISTRY[s].modifiers} == {"rope", "alibi"}
     assert {m for _, m in INFERENCE_VARIANTS.values()} <= set(REGISTRY["rope"].modifiers) | {"logn"}
@@ -1457,3 +1459,189 @@ def test_plateau_compares_the_last_tenth_with_the_tenth_just_before():
     assert not plateau(dip)["reached"] and abs(plateau(dip)["change"] - 0.1) < 1e-12
     bump = [2.0] * 14 + [1.8, 1.8, 2.0, 2.0, 1.8, 1.8]
     assert not plateau(bump)["reached"]
+
+
+# ---- issue 38: position from the data (FoX, stick-breaking), a RoPE/NoPE hybrid, Dual Chunk Attention ----------------
+
+ADDED = ("fox", "fox+rope", "stickbreaking", "rope_nope_hybrid", "rope+dca")
+
+
+def _layer_inputs(model, x, modifier=None):
+    """Layer 0's normalised input, q, k, v (unrotated) and the position context, as the model computes them."""
+    ctx = model.position_context(x.shape[1], modifier)
+    h = model.blocks[0].ln1(model.tok(x))
+    attn = model.blocks[0].attn
+    q, k, v = attn.qkv(h).view(*x.shape, 3, attn.n_heads, attn.head_dim).permute(2, 0, 3, 1, 4)
+    return h, q, k, v, ctx
+
+
+def test_added_schemes_are_registered_on_the_command_line_and_outside_the_committed_set(capsys):
+    from poslib.lab import REGISTRY
+    from poslib.lab.__main__ import build_parser, config_from_args
+    from poslib.lab.schemes import ADDED_SCHEMES, ADDED_VARIANTS
+
+    assert set(ADDED_SCHEMES) <= set(REGISTRY) and not set(ADDED) & set(SCHEMES)  # the committed files list SCHEMES
+    assert [split_scheme(s) for s in ADDED] == [(s, None) for s in ADDED_SCHEMES] + [("rope", "dca")]
+    assert ADDED_VARIANTS == {"rope+dca": ("rope", "dca")}
+    cfg = config_from_args(build_parser().parse_args(["--schemes", ",".join(ADDED)]))
+    assert cfg.schemes == ADDED and LabConfig().schemes == SCHEMES
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(s in text for s in ADDED)
+
+
+@pytest.mark.parametrize("scheme", ["fox", "fox+rope"])
+def test_fox_layer_is_poslib_forgetting_attention_with_the_layers_own_gates(scheme):
+    from poslib import forgetting_attention
+    from poslib.lab.schemes import ForgetGate, rotate
+
+    torch.manual_seed(0)
+    model = LabModel(scheme, ModelConfig(train_len=16, d_model=32, n_heads=4)).eval()
+    gate = model.blocks[0].attn.position
+    assert isinstance(gate, ForgetGate) and gate.proj.out_features == 4
+    with torch.no_grad():
+        assert float(gate.proj.bias.abs().max()) == 0.0 and abs(float(gate.proj.weight.std()) - 0.02) < 0.005  # FoX's
+
+        gate.proj.bias.normal_(0.0, 2.0)  # gates far from 1/2, different per head
+        x = torch.randint(0, 256, (2, 40))
+        h, q, k, v, ctx = _layer_inputs(model, x)
+        if scheme == "fox+rope":
+            q, k = rotate(q, ctx.q_rotation), rotate(k, ctx.k_rotation)
+        else:
+            assert ctx.q_rotation is None  # NoPE + gate: no position anywhere
+        log_f = torch.nn.functional.logsigmoid(h @ gate.proj.weight.T + gate.proj.bias).transpose(1, 2)
+        want_out, want_w = forgetting_attention(q, k, v, log_f)
+        got = model.blocks[0].attn(h, ctx)[0]
+        _, weights = model.forward_with_weights(x)
+        want = model.blocks[0].attn.proj(want_out.transpose(1, 2).reshape(2, 40, 32))
+    assert (weights[0] - want_w).abs().max() < 1e-6
+    assert (got - want).abs().max() < 1e-6
+
+
+def test_stickbreaking_layer_is_poslib_stickbreaking_attention_with_the_rest_to_a_learned_vector():
+    from poslib import stickbreaking_attention
+    from poslib.lab.schemes import StickBreakingRemainder
+
+    torch.manual_seed(0)
+    model = LabModel("stickbreaking", ModelConfig(train_len=16, d_model=32, n_heads=4)).eval()
+    rest = model.blocks[0].attn.position
+    assert isinstance(rest, StickBreakingRemainder) and model.no_decay("blocks.0.attn.position.head_bias")
+    with torch.no_grad():
+        assert float(rest.head_bias.abs().max()) == 0.0  # the dolomite layer's zero start
+        rest.head_bias.normal_()
+        for block in model.blocks:  # larger logits than at initialisation: sticks broken early and late
+            block.attn.qkv.weight.mul_(20)
+        x = torch.randint(0, 256, (2, 40))
+        h, q, k, v, ctx = _layer_inputs(model, x)
+        assert ctx.q_rotation is None and ctx.bias is None
+        want_out, want_w = stickbreaking_attention(q, k, v)  # the rest to v_i (the reference's tests)
+        left = 1 - want_w.sum(-1, keepdim=True)
+        assert float(left.min()) < 0.5 and float(left[..., 1:, :].max()) > 1e-3  # both regimes are exercised
+        # the dolomite layer's: the rest to head_bias instead of v_i
+        want_out = want_out - left * v + left * rest.head_bias[None, :, None, :]
+        got = model.blocks[0].attn(h, ctx)[0]
+        _, weights = model.forward_with_weights(x)
+        want = model.blocks[0].attn.proj(want_out.transpose(1, 2).reshape(2, 40, 32))
+        assert model(x).shape == (2, 40, 256)
+    assert (weights[0] - want_w).abs().max() < 1e-6 and float(weights[0].triu(0).abs().max()) == 0.0
+    assert (got - want).abs().max() < 1e-5
+
+
+@pytest.mark.parametrize("n_layers, pattern", [(2, [True, False]), (4, [True, True, True, False]), (1, [False])])
+def test_hybrid_rotates_in_its_rope_layers_and_not_in_its_nope_layers(n_layers, pattern):
+    cfg = ModelConfig(train_len=16, d_model=32, n_heads=4, n_layers=n_layers)
+    torch.manual_seed(0)
+    model = LabModel("rope_nope_hybrid", cfg).eval()
+    assert [b.attn.rope for b in model.blocks] == pattern  # Llama 4 / SmolLM3: NoPE when (i + 1) % 4 == 0
+    assert all(b.attn.rope for b in LabModel("rope", cfg).blocks)
+    h = torch.randn(2, 40, 32)
+    rope_ctx = model.position_context(40)
+    assert rope_ctx.q_rotation is not None
+    none_ctx = LabModel("nope", cfg).position_context(40)
+    with torch.no_grad():
+        for block, rotates in zip(model.blocks, pattern, strict=True):
+            with_rope, without = block.attn(h, rope_ctx)[0], block.attn(h, none_ctx)[0]
+            assert torch.equal(with_rope, without) != rotates
+
+
+def test_rope_dca_is_plain_rope_within_a_chunk_and_dual_chunk_attention_beyond():
+    from poslib import dual_chunk_attention
+    from poslib.lab.schemes import dca_settings
+
+    assert dca_settings(64) == (48, 8) and dca_settings(4096) == (3072, 512)  # ChunkLlama: 3/4 L and L/8
+    torch.manual_seed(0)
+    model = LabModel("rope", ModelConfig(train_len=64, d_model=32, n_heads=4)).eval()
+    with torch.no_grad():
+        for block in model.blocks:
+            block.attn.qkv.weight.mul_(10)
+        x = torch.randint(0, 256, (2, 200))
+        # k_len ≤ chunk_size − local_window = 40: one chunk, plain RoPE. The next chunk's first local_window + 1
+        # queries keep their true distances too, so the first distance DCA changes is 49 (to chunk_size = 48)
+        for T in (40, 49):
+            assert (model(x[:, :T], "dca") - model(x[:, :T])).abs().max() < 1e-5, T
+        assert (model(x[:, :50], "dca") - model(x[:, :50])).abs().max() > 1e-4
+        _, q, k, v, _ = _layer_inputs(model, x)
+        # the lab rotates interleaved pairs (2i, 2i+1), poslib.dual_chunk_attention Llama's halves (i, i + d/2)
+        perm = torch.cat([torch.arange(0, 8, 2), torch.arange(1, 8, 2)])
+        _, want = dual_chunk_attention(q[..., perm], k[..., perm], v, chunk_size=48, local_window=8)
+        _, weights = model.forward_with_weights(x, "dca")
+        _, plain = model.forward_with_weights(x)
+    assert (weights[0] - want).abs().max() < 1e-5
+    assert (plain[0] - want).abs().max() > 1e-2  # beyond a chunk it is not plain RoPE
+
+
+@pytest.mark.parametrize("scheme", ADDED)
+def test_added_schemes_are_causal(scheme):
+    base, modifier = split_scheme(scheme)
+    torch.manual_seed(0)
+    model = LabModel(base, ModelConfig(train_len=16, d_model=32, n_heads=4)).eval()
+    x = torch.randint(0, 256, (1, 40))
+    y = x.clone()
+    y[:, 20:] = (y[:, 20:] + 1) % 256
+    with torch.no_grad():
+        a, b = model(x, modifier=modifier), model(y, modifier=modifier)
+        slow = model.forward_with_weights(x, modifier)
+    assert (a[:, :20] - b[:, :20]).abs().max() < 1e-5
+    assert (a[:, 20:] - b[:, 20:]).abs().max() > 1e-3
+    assert (slow.logits - a).abs().max() < 1e-4 and float(slow.weights[0].triu(1).abs().max()) == 0.0
+
+
+@pytest.mark.parametrize("scheme", ["fox", "fox+rope", "stickbreaking", "rope_nope_hybrid"])
+def test_added_schemes_train(scheme, corpus):
+    cfg = LabConfig().replace(schemes=(scheme,), **{**TINY, "n_layers": 2, "steps": 30})
+    model, record = lab_train_model(scheme, cfg, corpus, seed=0)
+    losses = record["losses"]
+    assert len(losses) == 30 and all(math.isfinite(v) for v in losses)
+    assert sum(losses[-5:]) / 5 < losses[0] - 0.5, losses  # from ln 256 ≈ 5.5 towards the bytes' statistics
+    with torch.no_grad():
+        assert torch.isfinite(model(torch.randint(0, 256, (2, 64)))).all()  # 4 × train_len
+
+
+DATADEP_FILE = RESULTS_FILE.parent / "lab_datadep.json"
+DATADEP_SCHEMES = ("fox", "fox+rope", "stickbreaking", "rope_nope_hybrid", "rope", "rope+dca")
+
+
+def test_the_committed_data_dependent_run_is_the_documented_experiment(full):
+    from poslib.lab import LabResults
+
+    results = LabResults.load(DATADEP_FILE)
+    # the full preset (lab_full.json's configuration) for the schemes of issue 38, rope included for rope+dca
+    assert results.lab_config == LabConfig.preset("full").replace(schemes=DATADEP_SCHEMES)
+    assert list(results.ppl) == list(DATADEP_SCHEMES) and list(results.passkey) == list(DATADEP_SCHEMES)
+    for base in ("fox", "fox+rope", "stickbreaking", "rope_nope_hybrid", "rope"):
+        for seed in "012":
+            record = results.training[base][seed]
+            assert len(record["losses"]) == 2000 and all(math.isfinite(v) for v in record["losses"]), (base, seed)
+            assert record["train_cpu_seconds"] > 0 and record["eval_cpu_seconds"] > 0
+    for s in DATADEP_SCHEMES:
+        assert set(results.runs[s]) == {"0", "1", "2"}, s
+    # the code that added these schemes trains lab_full.json's rope model bit for bit: every loss and score equal
+    assert results.runs["rope"] == full.runs["rope"]
+    assert all(results.training["rope"][k]["losses"] == full.training["rope"][k]["losses"] for k in "012")
+    # docs/lab.md's table is this file's numbers
+    doc = (RESULTS_FILE.parent.parent / "docs" / "lab.md").read_text(encoding="utf-8")
+    for s in DATADEP_SCHEMES:
+        cells = [f"{results.ppl[s][L]:.2f} ± {results.ppl_std[s][L]:.2f}" for L in ("64", "256", "1024")]
+        cells += [f"{results.passkey[s][L]:.2f} ± {results.passkey_std[s][L]:.2f}" for L in ("64", "256")]
+        assert f"| {s} | " + " | ".join(cells) + " |" in doc, s

@@ -37,7 +37,7 @@ from .config import PRESETS, LabConfig, config_fields
 from .extend import ExtendConfig, run_extension
 from .results import LabResults, merge_results, summary_table
 from .run import run_lab
-from .schemes import EXTENSION_VARIANTS, SCHEMES, split_scheme
+from .schemes import ADDED_SCHEMES, ADDED_VARIANTS, EXTENSION_VARIANTS, SCHEMES, split_scheme
 
 
 def _int_list(text: str) -> tuple[int, ...]:
@@ -51,7 +51,7 @@ def _scheme_list(text: str) -> tuple[str, ...]:
     names = tuple(t.strip() for t in text.split(",") if t.strip())
     if names == ("all",):
         return SCHEMES
-    known = SCHEMES + tuple(EXTENSION_VARIANTS)
+    known = SCHEMES + tuple(EXTENSION_VARIANTS) + ADDED_SCHEMES + tuple(ADDED_VARIANTS)
     unknown = [n for n in names if n not in known]
     if unknown:
         raise argparse.ArgumentTypeError(f"unknown scheme(s) {', '.join(unknown)}; known: all, {', '.join(known)}")

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .passkey import passkey_layout
-from .schemes import SCHEMES, split_scheme
+from .schemes import ADDED_SCHEMES, ADDED_VARIANTS, EXTENSION_VARIANTS, SCHEMES, split_scheme
 
 __all__ = [
     "DEFAULT_EVAL_MULTIPLES",
@@ -177,7 +177,11 @@ class PasskeyConfig:
 class LabConfig:
     """A complete, repeatable description of one lab run (recorded in the results file)."""
 
-    schemes: tuple[str, ...] = _f(SCHEMES, "schemes to train and score")
+    schemes: tuple[str, ...] = _f(
+        SCHEMES,
+        f"schemes to train and score; all = the {len(SCHEMES)} of the committed runs ({', '.join(SCHEMES)}); "
+        f"also {', '.join(ADDED_SCHEMES + tuple(ADDED_VARIANTS) + tuple(EXTENSION_VARIANTS))}",
+    )
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)

@@ -23,7 +23,17 @@ scheme         where position enters                                 poslib
                layer (positions clamped to train_len − 1)
 ``rope+random``RoPE at a sorted random subset of 0 … 32·train_len − 1  randomized_positions
                (a fresh draw per training step, seeded ones at test)
+``fox``        no positions; bias Σ_{l=j+1..i} log f_l, a forget gate  forgetting_attention
+               f_t = σ(w_fᵀx_t + b_f) per token and head (FoX)
+``fox+rope``   the same gate, and q, k rotated as ``rope``             forgetting_attention
+``stickbreaking`` A_ij = σ(z_ij) Π_{j<m<i}(1 − σ(z_im)), no softmax,   stickbreaking_attention
+               no positions; the rest of the stick to a learned vector
+``rope_nope_hybrid`` RoPE in layer i unless (i + 1) % min(4, n_layers)  rope_angles
+               = 0 (Llama 4, SmolLM3): 2 layers = RoPE, then NoPE
 =============  ====================================================  ==========================
+
+The last four (issue 38) are registered after the committed runs' schemes and are not in ``SCHEMES``; the
+trained ``rope`` model is also read with Dual Chunk Attention, ``rope+dca`` (:func:`poslib.lab.schemes.dca_settings`).
 
 KERPLE's table is per layer here; the authors' code (``gpt2_model.py`` of github.com/chijames/KERPLE)
 builds one KERPLE module and passes it to every layer, so their layers share one (r₁, r₂) per head.
@@ -80,20 +90,28 @@ class WeightedOutput(NamedTuple):
 class CausalSelfAttention(nn.Module):
     """Multi-head causal self-attention; the scheme rotates q and k or adds a bias to the scores."""
 
-    def __init__(self, scheme: Scheme, cfg: ModelConfig) -> None:
+    def __init__(self, scheme: Scheme, cfg: ModelConfig, layer: int = 0) -> None:
         super().__init__()
         self.scheme, self.n_heads, self.head_dim = scheme, cfg.n_heads, cfg.head_dim
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model, bias=False)
         self.proj = nn.Linear(cfg.d_model, cfg.d_model, bias=False)
-        self.position = scheme.layer_module(cfg)  # KERPLE, FIRE, CoPE: learned per layer
+        self.position = scheme.layer_module(cfg)  # KERPLE, FIRE, CoPE, FoX's gate, stick-breaking's rest: per layer
+        self.rope = scheme.rope_layer(layer, cfg)  # False: this layer ignores the rotation (a hybrid's NoPE layers)
 
     def forward(self, x: torch.Tensor, ctx: PositionContext, attend: Attend = _sdpa) -> tuple[torch.Tensor, Any]:
         B, T, C = x.shape
         q, k, v = self.qkv(x).view(B, T, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        if ctx.q_rotation is not None and ctx.k_rotation is not None:
+        if self.scheme.own_attention:  # stick-breaking: no softmax, no bias
+            y, weights = self.scheme.attend(self.position, q, k, v, attend is not _sdpa)
+            return self.proj(y.transpose(1, 2).reshape(B, T, C)), weights
+        if self.rope and ctx.q_rotation is not None and ctx.k_rotation is not None:
             q, k = rotate(q, ctx.q_rotation), rotate(k, ctx.k_rotation)
-        bias = self.scheme.layer_bias(self.position, q, k, ctx)
-        if ctx.scores is not None:
+        bias: torch.Tensor | None
+        if self.scheme.gated:  # FoX: the bias comes from this layer's input
+            bias = self.scheme.gate_bias(self.position, x, ctx)
+        else:
+            bias = self.scheme.layer_bias(self.position, q, k, ctx)
+        if ctx.scores is not None and self.rope:
             # A remapped RoPE (poslib.remap): the logits come whole from the unrotated q and k, as the bias;
             # with q = 0 attention adds q·kᵀ = 0 exactly, so its softmax is the remapped logits' own.
             bias, q = ctx.scores(q, k), torch.zeros_like(q)
@@ -108,10 +126,10 @@ class CausalSelfAttention(nn.Module):
 class Block(nn.Module):
     """Pre-LayerNorm Transformer block: x + attn(ln(x)), then x + mlp(ln(x))."""
 
-    def __init__(self, scheme: Scheme, cfg: ModelConfig) -> None:
+    def __init__(self, scheme: Scheme, cfg: ModelConfig, layer: int = 0) -> None:
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(cfg.d_model), nn.LayerNorm(cfg.d_model)
-        self.attn = CausalSelfAttention(scheme, cfg)
+        self.attn = CausalSelfAttention(scheme, cfg, layer)
         self.mlp = nn.Sequential(
             nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model)
         )
@@ -137,7 +155,7 @@ class LabModel(nn.Module):
         self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.wpe = self.scheme.embedding(cfg)  # added to the token embeddings (learned, sinusoidal)
         self.shared = self.scheme.shared_module(cfg)  # shared by the layers (T5's table)
-        self.blocks = nn.ModuleList(Block(self.scheme, cfg) for _ in range(cfg.n_layers))
+        self.blocks = nn.ModuleList(Block(self.scheme, cfg, layer) for layer in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.fixed_bias: dict[tuple[Any, ...], torch.Tensor] = {}  # FixedBias schemes' cache, per (T, device)
         # Context extension (poslib.lab.extend): the settings of the remap modifiers, and a fine-tuned
@@ -185,7 +203,8 @@ class LabModel(nn.Module):
         training rarely reaches would then be pulled towards zero with little gradient to hold them.
         """
         param = self.get_parameter(name)
-        return param.ndim < 2 or name.startswith(("wpe.", "shared."))
+        # stick-breaking's head_bias: one vector per head, (n_heads, head_dim), a vector in all but shape
+        return param.ndim < 2 or name.startswith(("wpe.", "shared.")) or name.endswith(".head_bias")
 
     def position_context(
         self, T: int, modifier: str | None = None, device: Any = None, positions: torch.Tensor | None = None

@@ -18,6 +18,16 @@ factor s = L / train_len for an input of length L; ``rope+dynamic`` uses the dyn
 the current length; ``rope+logn`` and ``alibi+logn`` multiply the attention logits of the query at
 position m by :func:`poslib.logn_scale` (m + 1, train_len).
 
+**Issue 38: position from the data.** :data:`ADDED_SCHEMES` are trained schemes registered after the committed
+runs (so not in :data:`SCHEMES`, which those files list exactly, nor in :data:`TRAINED_SCHEMES`): ``fox`` and
+``fox+rope`` (a forget gate per token and head, :class:`ForgetGate`, :func:`poslib.forgetting_attention`),
+``stickbreaking`` (:func:`poslib.stickbreaking_attention`'s weights; the rest of the stick to a learned vector)
+and ``rope_nope_hybrid`` (RoPE in some layers, none in the others: :meth:`Scheme.rope_layer`). They use three
+hooks the older schemes leave alone: :meth:`Scheme.gate_bias` (a bias from the layer's input),
+:meth:`Scheme.attend` (an attention of the scheme's own) and :meth:`Scheme.rope_layer`. :data:`ADDED_VARIANTS`
+holds ``rope+dca``, Dual Chunk Attention (:func:`poslib.dca.dual_chunk_positions`) on the trained ``rope`` model
+with ChunkLlama's settings for L_train (:func:`dca_settings`), scored through the remap path.
+
 :data:`EXTENSION_VARIANTS` are the training-free distance remaps of :mod:`poslib.remap` on the same
 ``rope`` model, ``rope+rerope``, ``rope+leaky_rerope`` and ``rope+self_extend``, with the settings of
 :class:`RemapSettings` (defaults relative to train_len). They are not in :data:`SCHEMES` (the committed
@@ -40,11 +50,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from ..alibi import alibi_bias
 from ..attn import mask_future
 from ..cope import CoPE
+from ..dca import dual_chunk_positions
 from ..fire import FireBias
 from ..kerple import KerpleBias
 from ..learned import LearnedPositionalEmbedding
@@ -61,6 +73,8 @@ if TYPE_CHECKING:
     from .config import ModelConfig
 
 __all__ = [
+    "ADDED_SCHEMES",
+    "ADDED_VARIANTS",
     "EMBED_STD",
     "EXTENSION_VARIANTS",
     "INFERENCE_VARIANTS",
@@ -71,6 +85,7 @@ __all__ = [
     "PositionContext",
     "RemapSettings",
     "Scheme",
+    "dca_settings",
     "rotate",
     "rotation",
     "split_scheme",
@@ -79,7 +94,8 @@ __all__ = [
 EMBED_STD = 0.02  # GPT-2's initial std of the token (and learned position) embeddings
 SINUSOIDAL_SCALE = EMBED_STD * math.sqrt(2)  # PE's entries have mean square 1/2: scaled, their RMS is EMBED_STD
 REMAPS = ("rerope", "leaky_rerope", "self_extend")  # training-free distance remaps (poslib.remap)
-MODIFIERS = ("pi", "ntk", "dynamic", "yarn", "logn", *REMAPS)
+CHUNK_REMAPS = ("dca",)  # Dual Chunk Attention (poslib.dca): a three-region remap, scored like REMAPS
+MODIFIERS = ("pi", "ntk", "dynamic", "yarn", "logn", *REMAPS, *CHUNK_REMAPS)
 _COPE_CHUNK_ENTRIES = 2**22  # (window, head, query, key) entries per CoPE chunk at evaluation (16 MiB per float32)
 _ROPE_TYPE = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}
 
@@ -165,11 +181,31 @@ class RemapSettings:
 
     def positions(self, modifier: str, T: int, train_len: int, device: Any) -> Any:
         """The :class:`poslib.RemappedPositions` of ``modifier`` for an input of length ``T``."""
+        if modifier == "dca":
+            chunk_size, local_window = dca_settings(train_len)
+            return dual_chunk_positions(
+                T, chunk_size=chunk_size, local_window=local_window, backend="torch", device=device
+            )
         if modifier == "self_extend":
             G, W = self.group(T, train_len), self.neighbor_window(train_len)
             return self_extend_positions(T, group_size=G, neighbor_window=W, backend="torch", device=device)
         leak = self.leak if modifier == "leaky_rerope" else None
         return rerope_positions(T, window=self.window(train_len), leak=leak, backend="torch", device=device)
+
+
+def dca_settings(train_len: int) -> tuple[int, int]:
+    """Dual Chunk Attention's ``(chunk_size, local_window)`` for a model trained at ``train_len``, as ChunkLlama sets.
+
+    HKUNLP/ChunkLlama ``chunkllama_attn_replace.py`` (commit 847ae71),
+    ``replace_with_chunkllama(pretraining_length, local_window_size=None)``: ``chunk_size = pretraining_length * 3
+    // 4`` and ``local_window = pretraining_length // 8`` (its first version, 15c5787, had ``// 16``). For
+    L_train = 64: chunk_size 48, local_window 8, chunks of s = 40 keys; no distance exceeds 48, and the first one
+    DCA changes is 49 (the next chunk's first local_window + 1 queries keep their true distances), so DCA
+    already acts at L_train. ChunkLlama's code also multiplies cos and sin by mscale = 0.05·ln(T / L_train) + 1
+    beyond L_train; ``rope+dca`` does not (nor does :func:`poslib.dual_chunk_attention` by default), so that it
+    changes the distances only, as the other remaps do.
+    """
+    return train_len * 3 // 4, train_len // 8
 
 
 class Scheme:
@@ -209,6 +245,24 @@ class Scheme:
         """The additive attention bias ``(B or 1, n_heads, T, T)`` of one layer, −inf on future keys."""
         return ctx.bias
 
+    # The hooks below came with issue 38 (position from the data); the schemes before it use none of them.
+    gated = False  # whether the bias comes from the layer's *input* (FoX's forget gate): gate_bias, not layer_bias
+    own_attention = False  # whether the scheme replaces softmax attention itself (stick-breaking): attend
+
+    def rope_layer(self, layer: int, cfg: ModelConfig) -> bool:
+        """Whether layer ``layer`` (0-based) uses the rotation :meth:`prepare` computed (all layers, but a hybrid's)."""
+        return True
+
+    def gate_bias(self, module: nn.Module | None, x: torch.Tensor, ctx: PositionContext) -> torch.Tensor:
+        """The additive bias ``(B, n_heads, T, T)`` computed from the layer's input ``x`` ``(B, T, d_model)``."""
+        raise NotImplementedError
+
+    def attend(
+        self, module: nn.Module | None, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, weights: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``(output (B, n_heads, T, head_dim), weights or None)`` of a scheme with its own attention."""
+        raise NotImplementedError
+
 
 class Learned(Scheme):
     """x + P[m] at the input; no row beyond train_len."""
@@ -238,7 +292,7 @@ class Rope(Scheme):
     """q, k rotated by m·θ_i in every layer; the rotation is computed once per forward."""
 
     name = "rope"
-    modifiers: tuple[str, ...] = ("pi", "ntk", "dynamic", "yarn", "logn", *REMAPS)
+    modifiers: tuple[str, ...] = ("pi", "ntk", "dynamic", "yarn", "logn", *REMAPS, *CHUNK_REMAPS)
 
     def inv_freq(self, cfg: ModelConfig, T: int, modifier: str | None) -> tuple[torch.Tensor, float]:
         """RoPE's frequencies for an input of length ``T`` under ``modifier``, and YaRN's attention factor."""
@@ -266,7 +320,7 @@ class Rope(Scheme):
             inv_freq, factor = rope_inv_freq(
                 model.cfg.head_dim, model.cfg.rope_base, scaling, seq_len=seq_len, backend="torch"
             )
-        elif modifier in REMAPS:
+        elif modifier in REMAPS or modifier in CHUNK_REMAPS:
             ctx.scores = self.remapped_scores(model, len(ctx.positions), modifier, ctx.positions.device)
             return
         else:
@@ -429,6 +483,129 @@ class Cope(Scheme):
         return torch.cat(parts)
 
 
+class ForgetGate(nn.Module):
+    """FoX's forget gate: log f_t = log σ(w_fᵀ x_t + b_f), one scalar per token and head, from the layer input x.
+
+    As the authors' ``ForgettingAttentionLayer`` (zhixuan-lin/forgetting-transformer,
+    ``modeling_forgetting_transformer.py``, ``fgate_type="full"``): ``fgate_proj = nn.Linear(hidden_size,
+    num_heads, bias=True)`` on the normalised layer input, ``logsigmoid`` of its output in float32; the weight
+    starts at N(0, 0.02²) (``initializer_range``) and the bias at zero (their ``fgate_bias_init``, the
+    T_min/T_max initialisation, is asserted off for the data-dependent gate and used only for the fixed and
+    bias-only ones), so every gate starts near σ(0) = 1/2.
+    """
+
+    def __init__(self, d_model: int, n_heads: int) -> None:
+        super().__init__()
+        self.proj = nn.Linear(d_model, n_heads, bias=True)
+        nn.init.normal_(self.proj.weight, std=EMBED_STD)
+        nn.init.zeros_(self.proj.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """log f ``(B, n_heads, T)`` for the layer input ``x`` ``(B, T, d_model)``."""
+        return F.logsigmoid(self.proj(x).float()).transpose(-1, -2)
+
+
+def forgetting_bias(log_f: torch.Tensor) -> torch.Tensor:
+    """FoX's bias Σ_{l=j+1..i} log f_l = Λ_i − Λ_j, −inf on future keys: ``(B, H, T)`` → ``(B, H, T, T)`` float32.
+
+    :func:`poslib.forgetting_attention`'s term (added unscaled, beside scale·q·k): Λ and the differences in
+    float64, so that long inputs lose no digits to Λ's growing magnitude, then cast to float32.
+    """
+    lam = log_f.double().cumsum(-1)  # Λ_t = Σ_{l≤t} log f_l
+    bias: torch.Tensor = mask_future((lam[..., :, None] - lam[..., None, :]).float())
+    return bias
+
+
+class Fox(Scheme):
+    """FoX (Lin et al., ICLR 2025): no positions, a forget gate per token and head, bias Σ_{l=j+1..i} log f_l."""
+
+    name = "fox"
+    gated = True
+
+    def layer_module(self, cfg: ModelConfig) -> nn.Module | None:
+        return ForgetGate(cfg.d_model, cfg.n_heads)
+
+    def gate_bias(self, module: nn.Module | None, x: torch.Tensor, ctx: PositionContext) -> torch.Tensor:
+        assert module is not None
+        return forgetting_bias(module(x))
+
+
+class FoxRope(Fox, Rope):
+    """FoX's forget gate and RoPE together (the paper's "FoX with RoPE" ablation)."""
+
+    name = "fox+rope"
+    modifiers = ()
+
+
+class StickBreakingRemainder(nn.Module):
+    """Where the rest of the stick goes: a learned vector per head, zero at the start (``head_bias``)."""
+
+    def __init__(self, n_heads: int, head_dim: int) -> None:
+        super().__init__()
+        self.head_bias = nn.Parameter(torch.zeros(n_heads, head_dim))
+
+
+def stickbreaking_weights(q: torch.Tensor, k: torch.Tensor, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(A, rest)``: A_ij = σ(z_ij) Π_{j<m<i} (1 − σ(z_im)) over keys j < i, z = scale·q kᵀ, and 1 − Σ_j A_ij.
+
+    Log space as :func:`poslib.stickbreaking_attention` and the reference (``sb_ref.py``): log σ(z) for the key's
+    share, Σ_{m>j} log σ(−z_im) over the keys nearer the query (a reversed cumulative sum, shifted by one key
+    rather than subtracted, so nothing cancels), and the rest as Π_m (1 − β_im) = exp(Σ_m log σ(−z_im)).
+    """
+    T = q.shape[-2]
+    z = (q @ k.transpose(-1, -2)) * scale
+    seen = torch.ones(T, T, dtype=torch.bool, device=q.device).tril(-1)  # keys j < i (attend_current=False)
+    log_keep = F.logsigmoid(-z).masked_fill(~seen, 0.0)  # log(1 − β_im) on the keys seen
+    behind = log_keep.flip(-1).cumsum(-1).flip(-1)  # Σ_{m≥j}
+    after = torch.cat([behind[..., 1:], torch.zeros_like(behind[..., :1])], dim=-1)  # Σ_{m>j}
+    A = (F.logsigmoid(z) + after).masked_fill(~seen, -math.inf).exp()
+    return A, behind[..., 0].exp()
+
+
+class StickBreaking(Scheme):
+    """Stick-breaking attention (Tan et al., ICLR 2025), no position encoding; the remainder to a learned vector.
+
+    The weights are :func:`poslib.stickbreaking_attention`'s (σ logits q·k/√d, keys j < i: the reference's
+    ``attend_current=False`` default). The rest of the stick follows the layer the authors' 3B model runs in,
+    IBM/dolomite-engine's ``SBAttention``: ``hidden_states + rem[..., None] * self.head_bias``, a learned
+    per-head vector initialised to zero; :func:`poslib.stickbreaking_attention` (like the reference's tests)
+    gives it to the query's own value v_i instead. That layer also group-normalises each head's output before the
+    output projection; the lab leaves that out, so that only the attention differs from the other schemes.
+    """
+
+    name = "stickbreaking"
+    own_attention = True
+
+    def layer_module(self, cfg: ModelConfig) -> nn.Module | None:
+        return StickBreakingRemainder(cfg.n_heads, cfg.head_dim)
+
+    def attend(
+        self, module: nn.Module | None, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, weights: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        assert isinstance(module, StickBreakingRemainder)
+        A, rest = stickbreaking_weights(q, k, 1 / math.sqrt(q.shape[-1]))
+        out = A @ v + rest[..., None] * module.head_bias[None, :, None, :]
+        return out, (A if weights else None)
+
+
+class RopeNopeHybrid(Rope):
+    """RoPE in some layers, none in the others: layer i is NoPE when (i + 1) is a multiple of the interval.
+
+    Llama 4's iRoPE and SmolLM3 (Hugging Face ``Llama4TextConfig`` / ``SmolLM3Config``: ``no_rope_layers[i] =
+    int((i + 1) % no_rope_layer_interval != 0)``, interval 4: every fourth layer NoPE). The interval is 4 capped at
+    the depth, so that the last layer is NoPE: with the lab's 2 layers, layer 0 RoPE and layer 1 NoPE (with 4,
+    layer 3 NoPE, as those models). Llama 4 also makes its RoPE layers chunked (8192 tokens) and scales the NoPE
+    layers' queries with length (``attn_temperature_tuning``); neither is here.
+    """
+
+    name = "rope_nope_hybrid"
+    modifiers = ()
+    nope_interval = 4
+
+    def rope_layer(self, layer: int, cfg: ModelConfig) -> bool:
+        return (layer + 1) % min(self.nope_interval, cfg.n_layers) != 0
+
+
 REGISTRY: dict[str, Scheme] = {
     s.name: s
     for s in (
@@ -444,9 +621,16 @@ REGISTRY: dict[str, Scheme] = {
         Fire(),
         Cope(),
         RopeRandom(),
+        Fox(),
+        FoxRope(),
+        StickBreaking(),
+        RopeNopeHybrid(),
     )
 }
-TRAINED_SCHEMES = tuple(REGISTRY)
+# Trained schemes registered after the committed runs (issue 38): in REGISTRY and on the command line, not in
+# SCHEMES, so `--schemes all` and the committed files (which list SCHEMES exactly) are unchanged.
+ADDED_SCHEMES = ("fox", "fox+rope", "stickbreaking", "rope_nope_hybrid")
+TRAINED_SCHEMES = tuple(s for s in REGISTRY if s not in ADDED_SCHEMES)
 # name -> (trained scheme it reuses, what changes at evaluation)
 INFERENCE_VARIANTS = {
     "rope+pi": ("rope", "pi"),
@@ -465,6 +649,10 @@ EXTENSION_VARIANTS = {
 }
 
 
+# training-free readings added with issue 38, like INFERENCE_VARIANTS but not in SCHEMES (see ADDED_SCHEMES)
+ADDED_VARIANTS = {"rope+dca": ("rope", "dca")}
+
+
 def split_scheme(name: str) -> tuple[str, str | None]:
     """``"rope+ntk"`` → ``("rope", "ntk")``; ``"alibi"`` → ``("alibi", None)``; unknown names → ValueError.
 
@@ -477,7 +665,10 @@ def split_scheme(name: str) -> tuple[str, str | None]:
         return INFERENCE_VARIANTS[name]
     if name in EXTENSION_VARIANTS:
         return EXTENSION_VARIANTS[name]
-    raise ValueError(f"unknown scheme {name!r}; known schemes: {', '.join(SCHEMES + tuple(EXTENSION_VARIANTS))}")
+    if name in ADDED_VARIANTS:
+        return ADDED_VARIANTS[name]
+    known = SCHEMES + tuple(EXTENSION_VARIANTS) + ADDED_SCHEMES + tuple(ADDED_VARIANTS)
+    raise ValueError(f"unknown scheme {name!r}; known schemes: {', '.join(known)}")
 
 
 def logn_context(ctx: PositionContext, train_len: int) -> None:
