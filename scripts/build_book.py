@@ -364,6 +364,11 @@ LIVE_TEXT = {
         "note": "Drawn when the book was built: {n} distinct frames by the notebook's own code. Each slider jumps "
         "between its sampled values; the readout shows the value a frame was drawn at.",
         "one": " Sliders move one at a time: moving one returns the other sliders to their starting values.",
+        "joint": " Sliders move one at a time, except {names}, drawn at every combination: moving one of them keeps "
+        "the other where it is; moving any other slider returns the rest to their starting values.",
+        "and": " and ",
+        "full": "open at full size",
+        "ticks": "tick marks: the sampled values",
     },
     "zh": {
         "look": "看什么：",
@@ -372,6 +377,11 @@ LIVE_TEXT = {
         "values": "个取值",
         "note": "这些画面在生成本书时由笔记本自己的代码画出，共 {n} 帧。滑块在采样值之间跳动；读数显示该帧所用的值。",
         "one": "滑块一次只动一个：移动其中一个时，其他滑块回到初始值。",
+        "joint": "滑块一次只动一个，但{names}的每种组合都已画出：移动其中一个时，另一个保持不动；"
+        "移动其他滑块时，其余滑块回到初始值。",
+        "and": "与",
+        "full": "查看原尺寸大图",
+        "ticks": "刻度：采样值",
     },
 }
 
@@ -408,10 +418,13 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str,
         else:
             slider = manifest["contexts"][context][control["name"]]
             shown = html.escape(first[1][j])
+            # tick marks on the track at every sampled value (frames.js rewrites them when a menu changes the list)
+            ticks = "".join(f'<option value="{i}"></option>' for i in range(len(slider["labels"])))
             rows.append(
                 f'<div class="book-control" data-name="{name}"><label for="{cid}">{label}</label>'
                 f'<input class="book-input" type="range" id="{cid}" min="0" max="{len(slider["labels"]) - 1}" step="1" '
-                f'value="{index}" aria-valuetext="{shown}">'
+                f'value="{index}" aria-valuetext="{shown}" list="{cid}-ticks">'
+                f'<datalist class="book-ticks" id="{cid}-ticks">{ticks}</datalist>'
                 f'<output class="book-value" for="{cid}">{shown}</output>'
                 f'<span class="book-range">{html.escape(slider["labels"][0])} … {html.escape(slider["labels"][-1])}, '
                 f"{len(slider['labels'])} {LIVE_TEXT[lang]['values']}</span></div>"
@@ -421,17 +434,28 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str,
     caption = manifest.get("caption", "")
     caption_html = f'<p class="book-caption"><i>{text["look"]}</i> {html.escape(caption)}</p>' if caption else ""
     one_at_a_time = manifest["grid"] != "product"
-    note = text["note"].format(n=len(manifest["files"])) + (text["one"] if one_at_a_time else "")
+    joint = manifest.get("joint", [])
+    labels = {c["name"]: c["label"] for c in manifest["controls"]}
+    if one_at_a_time and joint:
+        names = "; ".join(text["and"].join(f"“{labels[n]}”" for n in group) for group in joint)
+        how = text["joint"].format(names=names)
+    else:
+        how = text["one"] if one_at_a_time else ""
+    note = text["note"].format(n=len(manifest["files"])) + how
     root = "" if lang == "en" else "../"
     size = f' width="{int(width)}"' if width else ""
     keys = ("plot", "params", "rebuildable", "controls", "contexts", "files", "frames", "start", "grid")
     data = {k: manifest[k] for k in keys}  # plot and params: tests/browser/test_book.py draws frames again
+    data["joint"] = joint
+    src = f"{root}{FRAMES_DIR}/{html.escape(manifest['files'][first[0]])}"
     return (
         f'<div class="book-live" id="{uid}" role="group" '
         f'aria-label="{html.escape("Interactive figure: " + alt, quote=True)}">'
         f'<div class="book-live-controls">{"".join(rows)}</div>{caption_html}'
-        f'<img class="book-live-frame" src="{root}{FRAMES_DIR}/{html.escape(manifest["files"][first[0]])}"{size} '
+        f'<img class="book-live-frame" src="{src}"{size} '
         f'alt="{html.escape(alt, quote=True)}" data-alt="{html.escape(alt, quote=True)}">'
+        # on a phone the figure shrinks to the column (its text to a few pixels): the frame's own file at full size
+        f'<a class="book-full" href="{src}" target="_blank" rel="noopener">{text["full"]}</a>'
         f'<p class="book-live-note">{html.escape(note)}</p>'
         f'<script type="application/json" class="book-live-data">{_json_for_script(data)}</script></div>'
     )

@@ -107,22 +107,94 @@ def _grid_controls():
 def test_grid_is_the_product_when_it_fits_otherwise_one_slider_at_a_time():
     plot = _Grid()
     specs = [F.control_spec(n, w) for n, w in _grid_controls().items()]
-    # b's range ends at a's start (2): b ∈ {1, 2}; a ∈ 1…9 (9 values): product 2 menus × 9 × 2 = 36
+    # b's range ends at a's start (2): b ∈ {1, 2}; a ∈ 1…9 has 8 steps, each more than a tenth of the range, so
+    # every one of its 9 values is drawn (rule 1): the product is 2 menus × 9 × 2 = 36
     big = F.frame_grid(plot, specs, budget=36)
     assert big.product and len(big.combinations()) == 36
-    # budget 20: the product with a at n = 5 values is 2 × 5 × 2 = 20
+    # budget 20: no product fits (36); one slider at a time: 2 × (1 + 8 + 1) = 20, a still at every value
     mid = F.frame_grid(plot, specs, budget=20)
-    assert mid.product and mid.n == 5 and len(mid.combinations()) == 20
-    # budget 12: no product fits (2 × 5 × 2 = 20 at the floor); one slider at a time: 2 × (1 + 8 + 1) = 20 for
-    # n ≥ 9 … the floor n = 5 gives 2 × (1 + 4 + 1) = 12
-    small = F.frame_grid(plot, specs, budget=12)
-    assert not small.product and small.n == 5 and len(small.combinations()) == 12
-    for key in small.combinations():  # never two sliders away from their starts
-        values = small.values_at(key)
+    assert not mid.product and len(mid.combinations()) == 20
+    assert mid.contexts[(0,)]["a"] == list(range(1, 10)), "rule 1: a is never sampled coarser than its own steps"
+    for key in mid.combinations():  # never two sliders away from their starts
+        values = mid.values_at(key)
         assert (values["a"] != 2) + (values["b"] != 1) <= 1, values
     tiny = F.frame_grid(plot, specs, budget=3)
-    assert len(tiny.combinations()) == 12, "over budget even at the floor: the floor wins"
+    assert len(tiny.combinations()) == 20, "over budget even at the floor: the floor wins"
     plot.close()
+
+
+def test_no_long_slider_steps_more_than_a_tenth_of_its_range():
+    """05's position slider (0 … 4096) had 6 values, one key press ≈ 800 tokens; now at most 409.6 (a tenth)."""
+    s = _spec(widgets.IntSlider(value=12, min=0, max=4096))
+    # 11 values (0, 410, 819, 1229, …) leave 819 → 1229 = 410 > 409.6; 12 values (0, 372, 745, …) are fine,
+    # and the start 12, nearer the end 0 than the inner 372, is added
+    values = F.sample_fine(s, 5)
+    assert len(values) == 13 and values[:3] == [0, 12, 372] and values[-1] == 4096, values
+    assert np.diff(values).max() <= 409.6
+    assert F.largest_gap(s, values)[0] <= 0.1
+    # a selection slider of four options: every option (each step is a third of the track)
+    sel = _spec(widgets.SelectionSlider(options=[128, 256, 512, 1024], value=256))
+    assert F.sample_fine(sel, 5) == [128, 256, 512, 1024]
+    # 06's pair index (0 … 63 of a 128-dim head): a step of at most 6.3 pairs
+    pair = _spec(widgets.IntSlider(value=0, min=0, max=63))
+    picks = F.sample_fine(pair, 5)
+    assert np.diff(picks).max() <= 6.3, picks
+    # a log slider: a tenth of the exponent's range (2 … 6: at most 0.4 per step)
+    log = _spec(widgets.FloatLogSlider(value=1e4, base=10, min=2, max=6, step=0.1))
+    exps = np.log10(F.sample_fine(log, 5))
+    assert np.diff(exps).max() <= 0.4 + 1e-9, exps
+    assert F.track_positions(log, F.sample_fine(log, 5))[0] == 0.0
+
+
+class _Joint(_Grid):
+    """Three sliders and a menu; the caption combines a and b."""
+
+    defaults = {"a": 2, "b": 1, "c": 1, "m": "p"}
+    frame_joint = (("a", "b"),)
+
+    def redraw(self):
+        p = self.params
+        self.line.set_ydata([p["a"] + p["c"], p["b"] + (5 if p["m"] == "q" else 0)])
+
+    def limits(self):
+        return {}
+
+
+def test_joint_sliders_are_drawn_at_every_combination():
+    """11's figure: Self-Extend stays in range only while G is large enough for L'; so every (G, L') pair."""
+    plot = _Joint()
+    controls = {
+        "a": widgets.IntSlider(value=2, min=1, max=9),
+        "b": widgets.IntSlider(value=1, min=1, max=9),
+        "c": widgets.IntSlider(value=1, min=1, max=3),
+        "m": widgets.Dropdown(options=["p", "q"], value="p"),
+    }
+    specs = [F.control_spec(n, w) for n, w in controls.items()]
+    grid = F.frame_grid(plot, specs, budget=40)
+    assert not grid.product and grid.joint == [("a", "b")]
+    combos = [grid.values_at(k) for k in grid.combinations()]
+    # per menu choice: the 9 × 9 pairs of a and b (c at its start), and c's 2 other values: 83; two choices: 166
+    assert len(combos) == 166
+    for m in ("p", "q"):
+        pairs = {(v["a"], v["b"]) for v in combos if v["m"] == m and v["c"] == 1}
+        assert pairs == {(a, b) for a in range(1, 10) for b in range(1, 10)}, m
+    assert all(v["c"] == 1 or (v["a"], v["b"]) == (2, 1) for v in combos), "c still moves alone"
+    plot.close()
+
+
+def test_remap_plot_declares_g_and_length_jointly_and_samples_each_flip():
+    """The book's frames of 11's figure hold, for every input length, the smallest G in range and the G below."""
+    from poslib.viz.extend import RemapDistancePlot, remap_distances
+
+    plot = RemapDistancePlot()
+    try:
+        assert ("group_size", "length") in plot.frame_joint
+        flips = plot.frame_values()["group_size"]
+    finally:
+        plot.close()
+    for length in (128, 256, 512, 1024):
+        inside = [g for g in range(1, 33) if np.nanmax(remap_distances("Self-Extend", length, group_size=g)) <= 63]
+        assert inside[0] in flips and inside[0] - 1 in flips, (length, inside[0], flips)
 
 
 class _MenuLimits(_Grid):
@@ -214,11 +286,16 @@ def test_interact_records_frames_that_a_fresh_plot_draws_again(tmp_path, monkeyp
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["plot"] == "poslib.viz.relative.DebertaPlot" and manifest["rebuildable"]
     assert manifest["redrawn"] == 3
-    # budget 5, one slider: 1 + k·7.75 with halves up = 1, 9, 17, 24, 32; the start 8 replaces 9
-    assert [v[2][0] for v in manifest["frames"].values()] == [1, 8, 17, 24, 32]
+    # budget 5, one slider 1 … 32 (a tenth: 3.1). n = 12: 1 + k·31/11 = 1, 4, 7, 9, …; the start 8 replaces 7
+    # (the first of the two nearest), leaving 4 → 8, a gap of 4. n = 13: 1 + k·31/12 with halves up = 1, 4, 6, 9,
+    # 11, 14, 17, 19, 22, 24, 27, 29, 32; the start 8 replaces 9: no gap over 3
+    drawn = [v[2][0] for v in manifest["frames"].values()]
+    assert drawn == [1, 4, 6, 8, 11, 14, 17, 19, 22, 24, 27, 29, 32], drawn
+    (slider,) = manifest["contexts"][""].values()
+    assert slider["positions"][0] == 0.0 and slider["positions"][-1] == 1.0 and len(slider["positions"]) == 13
     fresh = DebertaPlot(**{k: F.decode_value(v) for k, v in manifest["params"].items()})
     try:
-        for key, (file_index, labels, values) in manifest["frames"].items():
+        for key, (file_index, labels, values) in list(manifest["frames"].items())[::3]:
             png, shown = F.render_frame(fresh, {"att_span": values[0]})
             assert shown == {"att_span": values[0]}, key
             assert png == (folder / manifest["files"][file_index]).read_bytes(), f"frame {key} is not the code's"

@@ -152,7 +152,8 @@ def test_developer_material_moved_not_lost() -> None:
             "mypy",
             "run_notebooks.py",
             # the book's frame rule and its GitHub Pages set-up (issue 37: the README describes the book once)
-            "all combinations up to 40 frames",
+            "all of them up to 40 frames",
+            "LivePlot.frame_joint",
             "Source: GitHub Actions",
         ),
         "docs/verification.md": ("Reference vectors", "plant_bugs.py", "Mutation testing", "mutmut"),

@@ -48,11 +48,15 @@ class LivePlot:
     once, with the first data drawn. ``bench_values`` lists parameter settings
     the slider benchmark and the tests sweep through; :meth:`frame_values` names,
     per parameter, values where the picture changes fast, which the book's frames
-    include (:mod:`poslib.viz.frames`).
+    include (:mod:`poslib.viz.frames`). ``frame_joint`` names groups of sliders
+    whose caption asks the reader to combine them ("in range only while G is
+    large enough for L′"): the book draws every combination of each group's
+    values instead of moving one slider at a time.
     """
 
     defaults: ClassVar[dict[str, Any]] = {}
     bench_values: ClassVar[list[dict[str, Any]]] = []
+    frame_joint: ClassVar[tuple[tuple[str, ...], ...]] = ()
 
     def __init__(self, **params: Any) -> None:
         self._check(params)

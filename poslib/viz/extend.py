@@ -80,6 +80,29 @@ class RemapDistancePlot(LivePlot):
     ]
     train_len = 64
     max_length = 1024
+    # the caption combines them: Self-Extend stays in range only while G is large enough for L' (the book's
+    # frames draw every pair of G and L' instead of moving one slider at a time)
+    frame_joint: ClassVar[tuple[tuple[str, ...], ...]] = (("group_size", "length"),)
+
+    def smallest_group_size(self, length: int, largest: int = 64) -> int | None:
+        """The smallest G ≤ ``largest`` that keeps Self-Extend's distances over ``length`` tokens within training."""
+        window = int(self.params["window"])
+        for g in range(1, largest + 1):
+            d = remap_distances("Self-Extend", length, window=window, group_size=g)
+            if np.nanmax(d) <= self.train_len - 1:
+                return g
+        return None
+
+    def frame_values(self) -> dict[str, list[Any]]:
+        """For each input length, the smallest G that stays in range and the G just below it (the flip)."""
+        values: set[int] = set()
+        length = 2 * self.train_len
+        while length <= self.max_length:
+            g = self.smallest_group_size(length)
+            if g is not None:
+                values |= {g, g - 1} - {0}
+            length *= 2
+        return {"group_size": sorted(values)}
 
     def build(self) -> Figure:
         fig, (a_map, a_row) = new_figure(9.8, 4.7, ncols=2, gridspec_kw={"width_ratios": [1.1, 1]})

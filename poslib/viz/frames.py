@@ -13,11 +13,18 @@ The grid, one rule for every figure:
    The notebook's starting value is always one of them, and a plot may add values where its picture changes
    fast (:meth:`~poslib.viz.LivePlot.frame_values`). A slider's range is the widget's, replaced by the plot's
    ``limits()`` as ``interact`` replaces it, for each choice of the menus (dropdowns and checkboxes).
+   **Fine enough:** ``n`` grows, slider by slider, until no two neighbouring values lie more than a tenth of the
+   range apart (:data:`MAX_GAP`; on the track, so over the exponent of a log slider and the option index of a
+   selection slider), or one step of the widget where its own steps are coarser: one key press in the book
+   never jumps further than that (a 0 … 4096 slider: at most 410 tokens).
 2. **Which combinations.** The full product of the values when it has at most ``budget`` frames (the largest
    ``n`` from :data:`MIN_VALUES` to :data:`MAX_VALUES` that fits). Otherwise every choice of the menus times
    *one slider at a time* (each slider through its values, the other sliders at their starting values), again
-   with the largest ``n`` that fits, and never fewer than :data:`MIN_VALUES`. On such a page, moving a slider
-   returns the other sliders to their starting values, and the page says so.
+   with the largest ``n`` that fits, and never fewer than rule 1 allows. On such a page, moving a slider
+   returns the other sliders to their starting values, and the page says so. **Joint sliders:** a plot whose
+   caption combines two controls ("in range only while G is large enough for L′") names them in
+   :attr:`~poslib.viz.LivePlot.frame_joint`; their values are then drawn as a product (every pair, the other
+   sliders at their starts), and moving one keeps the other where it is.
 3. **Pixels.** A frame is :meth:`LivePlot.png` (what a slider move shows in JupyterLab, at twice the display
    resolution), reduced to a 256-colour palette (fast octree, no dithering) and stored as PNG: about a third
    of the bytes, a mean error of 1 to 3 levels in 255 (at most 3, measured on every figure in
@@ -49,15 +56,20 @@ __all__ = [
     "encode_frame",
     "encode_value",
     "frame_grid",
+    "largest_gap",
     "record_frames",
     "render_frame",
+    "sample_fine",
     "sample_values",
+    "track_positions",
+    "track_steps",
 ]
 
 FRAMES_ENV = "POSLIB_BOOK_FRAMES"  # a folder: interact() records frames into it (scripts/build_book.py --frames)
 DEFAULT_BUDGET = 40  # frames per figure (before deduplication)
 MIN_VALUES, MAX_VALUES = 5, 17  # values per slider: the issue's floor, and a ceiling that keeps the book small
 MENU_KINDS = ("dropdown", "checkbox")
+MAX_GAP = 0.1  # largest distance between neighbouring sampled values, as a fraction of the slider's track
 
 
 @dataclass
@@ -188,6 +200,54 @@ def sample_values(spec: ControlSpec, n: int, *, low: float | None = None, high: 
     return [cast(v) for v in sorted(grid)]
 
 
+def track_positions(spec: ControlSpec, values: list[Any]) -> list[float]:
+    """Where each sampled value lies on the slider's track, 0 (first value) … 1 (last): over the exponent of a log
+    slider and the option index of a selection slider. The first and last sampled values are the track's ends."""
+    if spec.kind == "selection":
+        x = [float(spec.values.index(v)) for v in values]
+    elif spec.kind == "log_slider":
+        x = [math.log(float(v), spec.base) for v in values]
+    else:
+        x = [float(v) for v in values]
+    span = x[-1] - x[0] if len(x) > 1 else 0.0
+    return [round((v - x[0]) / span, 6) if span > 0 else 0.0 for v in x]
+
+
+def largest_gap(spec: ControlSpec, values: list[Any]) -> tuple[float, float]:
+    """The largest distance between neighbouring sampled values and the most rule 1 allows, as track fractions.
+
+    The allowance is :data:`MAX_GAP`, or one step of the widget (one option of a selection slider) where that is
+    more: a slider of eight steps moves by an eighth, every value drawn.
+    """
+    positions = track_positions(spec, values)
+    gap = max((b - a for a, b in itertools.pairwise(positions)), default=0.0)
+    steps = track_steps(spec, values)
+    allowed = max(MAX_GAP, 1.0 / steps) if steps >= 1 else 1.0
+    return gap, allowed
+
+
+def track_steps(spec: ControlSpec, values: list[Any]) -> int:
+    """How many steps of the widget (options of a selection slider) lie between the first and last sampled value."""
+    if spec.kind == "selection":
+        return spec.values.index(values[-1]) - spec.values.index(values[0])
+    if spec.kind == "log_slider":
+        span = math.log(float(values[-1]), spec.base) - math.log(float(values[0]), spec.base)
+    else:
+        span = float(values[-1]) - float(values[0])
+    return round(span / spec.step)
+
+
+def sample_fine(spec: ControlSpec, n: int, *, low: float | None = None, high: float | None = None,
+                extra: tuple[Any, ...] = ()) -> list[Any]:  # fmt: skip
+    """:func:`sample_values` with ``n`` raised until no neighbouring values lie further apart than rule 1 allows."""
+    while True:
+        values = sample_values(spec, n, low=low, high=high, extra=extra)
+        gap, allowed = largest_gap(spec, values)
+        if spec.is_menu or gap <= allowed + 1e-9 or n > 4096:
+            return values
+        n += 1
+
+
 @dataclass
 class FrameGrid:
     """The combinations to draw: for each menu choice, each slider's values; ``product`` or one slider at a time."""
@@ -196,6 +256,11 @@ class FrameGrid:
     contexts: dict[tuple[int, ...], dict[str, list[Any]]]  # menu indices → slider name → values
     product: bool
     n: int
+    joint: list[tuple[str, ...]] = field(default_factory=list)  # sliders drawn as a product when one at a time
+
+    def group_of(self, name: str) -> tuple[str, ...]:
+        """The sliders that move with ``name`` (its joint group, or itself alone)."""
+        return next((g for g in self.joint if name in g), (name,))
 
     def menus(self) -> list[ControlSpec]:
         return [s for s in self.specs if s.is_menu]
@@ -222,9 +287,14 @@ class FrameGrid:
                 slider_picks = list(itertools.product(*[range(len(lists[s.name])) for s in sliders]))
             else:
                 picks = {tuple(starts)}
-                for j, s in enumerate(sliders):
-                    for k in range(len(lists[s.name])):
-                        picks.add((*starts[:j], k, *starts[j + 1 :]))
+                names = [s.name for s in sliders]
+                for group in dict.fromkeys(self.group_of(s.name) for s in sliders):
+                    where = [names.index(g) for g in group]
+                    for ks in itertools.product(*[range(len(lists[g])) for g in group]):
+                        moved = list(starts)
+                        for j, k in zip(where, ks, strict=True):
+                            moved[j] = k
+                        picks.add(tuple(moved))
                 slider_picks = sorted(picks)
             for pick in slider_picks:
                 by_name = dict(zip([m.name for m in menus], context, strict=True))
@@ -245,6 +315,12 @@ def frame_grid(plot: Any, specs: list[ControlSpec], budget: int = DEFAULT_BUDGET
         raise ValueError(f"budget must be at least 1 frame, got {budget}")
     start = {s.name: s.start for s in specs}
     menus = [s for s in specs if s.is_menu]
+    slider_names = [s.name for s in specs if not s.is_menu]
+    joint = [
+        tuple(n for n in group if n in slider_names)
+        for group in getattr(plot, "frame_joint", ())
+        if sum(n in slider_names for n in group) >= 2
+    ]
     extra: dict[str, tuple[Any, ...]] = {k: tuple(v) for k, v in plot.frame_values().items()}
     ranges: dict[tuple[int, ...], dict[str, tuple[float, float] | None]] = {}
     for context in itertools.product(*[range(len(m.values)) for m in menus]):
@@ -262,7 +338,7 @@ def frame_grid(plot: Any, specs: list[ControlSpec], budget: int = DEFAULT_BUDGET
                     continue
                 lo_hi = lims[s.name]
                 lo, hi = (None, None) if lo_hi is None else (lo_hi[0], lo_hi[1])
-                out[context][s.name] = sample_values(s, n, low=lo, high=hi, extra=extra.get(s.name, ()))
+                out[context][s.name] = sample_fine(s, n, low=lo, high=hi, extra=extra.get(s.name, ()))
         return out
 
     def size(grid: FrameGrid) -> int:
@@ -271,14 +347,14 @@ def frame_grid(plot: Any, specs: list[ControlSpec], budget: int = DEFAULT_BUDGET
     best: FrameGrid | None = None
     for product in (True, False):
         for n in range(MAX_VALUES, MIN_VALUES - 1, -1):
-            grid = FrameGrid(specs, contexts(n), product, n)
+            grid = FrameGrid(specs, contexts(n), product, n, joint)
             if size(grid) <= budget:
                 best = grid
                 break
         if best is not None:
             break
     if best is None:  # over budget even one slider at a time with the fewest values: the floor wins
-        best = FrameGrid(specs, contexts(MIN_VALUES), False, MIN_VALUES)
+        best = FrameGrid(specs, contexts(MIN_VALUES), False, MIN_VALUES, joint)
     return best
 
 
@@ -385,6 +461,7 @@ def record_frames(plot: Any, controls: dict[str, Any], caption: str, folder: Pat
         "budget": budget,
         "grid": "product" if grid.product else "one slider at a time",
         "values_per_slider": grid.n,
+        "joint": [list(g) for g in grid.joint] if not grid.product else [],
         "controls": [
             {"name": s.name, "kind": s.kind, "label": s.label, "labels": s.labels if s.is_menu else []}
             | ({"start": s.values.index(s.start)} if s.is_menu else {})
@@ -396,6 +473,8 @@ def record_frames(plot: Any, controls: dict[str, Any], caption: str, folder: Pat
                     "labels": [s.label_of(v) for v in lists[s.name]],
                     "numbers": [float(v) if s.kind != "selection" else i for i, v in enumerate(lists[s.name])],
                     "start": grid.start_index(context, s),
+                    "positions": track_positions(s, lists[s.name]),
+                    "steps": track_steps(s, lists[s.name]),
                 }
                 for s in grid.sliders()
             }

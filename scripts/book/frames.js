@@ -10,6 +10,7 @@
     const data = JSON.parse(root.querySelector("script.book-live-data").textContent);
     const controls = data.controls;
     const img = root.querySelector("img.book-live-frame");
+    const full = root.querySelector("a.book-full");
     const baseAlt = img.getAttribute("data-alt") || img.alt;
     const folder = img.getAttribute("src").replace(/[^/]*$/, "");  // "frames/", or "../frames/" in zh/
     const start = data.start.split(",").map(Number);
@@ -32,15 +33,29 @@
       return best;
     }
 
+    // Sliders drawn jointly (a plot's frame_joint): every combination exists, so moving one keeps the others.
+    const joint = data.joint || [];
+    const groupOf = (name) => joint.find((g) => g.includes(name)) || [name];
+
     function startsHere(except) {
-      // one slider at a time: the sliders other than `except` go back to their starting values
-      controls.forEach((c) => { if (!isMenu(c) && c.name !== except) state[c.name] = sliderData(c).start; });
+      // one slider at a time: the sliders other than `except` (and its joint group) go back to their starts
+      const keep = except === null ? [] : groupOf(except);
+      controls.forEach((c) => { if (!isMenu(c) && !keep.includes(c.name)) state[c.name] = sliderData(c).start; });
+    }
+
+    function setTicks(input, count) {
+      // one tick mark on the track per sampled value (the list changes with a menu's choice)
+      const list = input.list;
+      if (!list || list.options.length === count) return;
+      list.textContent = "";
+      for (let i = 0; i < count; i++) { const o = document.createElement("option"); o.value = String(i); list.appendChild(o); }
     }
 
     function show() {
       const frame = data.frames[key()];
       if (!frame) return false;
       img.src = folder + data.files[frame[0]];
+      if (full) full.href = img.getAttribute("src");
       const described = [];
       controls.forEach((c, i) => {
         const input = rows[c.name].querySelector(".book-input");
@@ -49,6 +64,7 @@
         else {
           const s = sliderData(c);
           input.max = String(s.labels.length - 1);
+          setTicks(input, s.labels.length);
           input.value = String(state[c.name]);
           input.setAttribute("aria-valuetext", frame[1][i]);
           rows[c.name].querySelector(".book-value").textContent = frame[1][i];

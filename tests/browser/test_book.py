@@ -376,9 +376,12 @@ _LIVE_STATE_JS = """root => {
                                             : inp.options[inp.selectedIndex].text); }),
           ranges: rows.map(r => { const inp = r.querySelector('.book-input');
             return inp.type === 'range' ? {max: Number(inp.max), value: Number(inp.value),
-              aria: inp.getAttribute('aria-valuetext'), text: r.querySelector('.book-range').textContent} : null; }),
+              aria: inp.getAttribute('aria-valuetext'), text: r.querySelector('.book-range').textContent,
+              ticks: inp.list ? inp.list.options.length : 0} : null; }),
+          full: (root.querySelector('a.book-full') || {}).getAttribute ?
+            root.querySelector('a.book-full').getAttribute('href') : null,
           frame: data.frames[key], files: data.files, start: data.start, controls: data.controls,
-          contexts: data.contexts};
+          contexts: data.contexts, joint: data.joint || []};
 }"""
 
 
@@ -406,10 +409,14 @@ def _check_state(state: dict, where: str) -> list[str]:
         labels = sliders[control["name"]]["labels"]
         if box["max"] != len(labels) - 1:
             problems.append(f"{where}: {control['name']} goes to {box['max']}, it has {len(labels)} values")
+        if box["ticks"] != len(labels):
+            problems.append(f"{where}: {control['name']} has {box['ticks']} tick marks for {len(labels)} values")
         if box["aria"] != shown:
             problems.append(f"{where}: {control['name']} tells a screen reader {box['aria']!r}, it shows {shown!r}")
         if not (box["text"].startswith(labels[0]) and labels[-1] in box["text"]):
             problems.append(f"{where}: {control['name']}'s range reads {box['text']!r}, not {labels[0]} … {labels[-1]}")
+    if state["full"] != state["src"]:
+        problems.append(f"{where}: 'open at full size' goes to {state['full']}, the frame shown is {state['src']}")
     if not all(v in state["alt"] for v in state["frame"][1]):
         problems.append(f"{where}: the alt text {state['alt'][-80:]!r} does not name the values shown")
     return problems
@@ -477,6 +484,14 @@ def _control_problems(book: Path, page, slugs: list[str] = SLUGS) -> tuple[int, 
                     problems.append(f"{where}: {key} on control {j + 1} did not change its value ({before['key']})")
                 if kind in ("select", "checkbox"):
                     problems += [f"{where}: {p}" for p in _after_menu_move(before, after, j)]
+                if kind == "range":  # a slider drawn jointly with others keeps them where they were
+                    name = before["controls"][j]["name"]
+                    names = [c["name"] for c in before["controls"]]
+                    for group in before["joint"]:
+                        for other in group if name in group else []:
+                            i = names.index(other)
+                            if other != name and after["key"].split(",")[i] != before["key"].split(",")[i]:
+                                problems.append(f"{where}: moving {name} moved {other}, drawn jointly with it")
                 if kind == "range":  # both ends of the track, ending at the far one (off the start)
                     for end, want in (("Home", 0), ("End", "max")):
                         page.keyboard.press(end)
@@ -505,6 +520,64 @@ def test_controls_move_the_frames_offline(book: Path, page) -> None:
     print(f"{moves} keyboard moves checked")
     assert moves, "no control was moved"
     assert not problems, "\n".join(problems)
+
+
+def test_frame_grids_hold_the_sampling_rules(book: Path) -> None:
+    """No long slider jumps more than a tenth of its track per key press (06's pair index, 05's 0 … 4096 had six
+    values); a track with fewer steps has every value; sliders drawn jointly have every combination."""
+    from itertools import pairwise, product
+
+    problems, checked, joint = [], 0, 0
+    for slug in _pages_with_frames(book):
+        for k, data in enumerate(_live_figures(book / f"{slug}.html")):
+            where = f"{slug} figure {k + 1}"
+            for context, sliders in data["contexts"].items():
+                for name, slider in sliders.items():
+                    positions, steps = slider["positions"], slider["steps"]
+                    gap = max((b - a for a, b in pairwise(positions)), default=0.0)
+                    allowed = max(0.1, 1 / steps) if steps else 1.0  # a short track: every one of its positions
+                    checked += 1
+                    if gap > allowed + 1e-6:
+                        jump = f"{len(positions)} values over {steps} steps, a jump of {gap:.3f}"
+                        problems.append(f"{where} [{context}] {name}: {jump}")
+            names = [c["name"] for c in data["controls"]]
+            menus = [i for i, c in enumerate(data["controls"]) if c["kind"] in ("dropdown", "checkbox")]
+            start = data["start"].split(",")
+            for group in data.get("joint", []):
+                joint += 1
+                for context, sliders in data["contexts"].items():
+                    for picks in product(*[range(len(sliders[g]["labels"])) for g in group]):
+                        key = list(start)
+                        for i, ctx in zip(menus, context.split(",") if context else [], strict=True):
+                            key[i] = ctx
+                        for name in names:
+                            if name in sliders and name not in group:
+                                key[names.index(name)] = str(sliders[name]["start"])
+                        for g, pick in zip(group, picks, strict=True):
+                            key[names.index(g)] = str(pick)
+                        if ",".join(key) not in data["frames"]:
+                            problems.append(f"{where} [{context}]: no frame for {dict(zip(group, picks, strict=True))}")
+    print(f"{checked} slider tracks checked, {joint} joint groups")
+    assert checked and not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("width", [390])
+def test_a_figure_opens_at_full_size_on_a_phone(book: Path, page, width: int) -> None:
+    """On a 390 px phone a 941 px figure shrinks to about 40 %, its 9 pt text to about 5 px: each interactive
+    figure has a visible link to its frame's own file, which opens at full size."""
+    slug = _pages_with_frames(book)[0]
+    page.set_viewport_size({"width": width, "height": 844})
+    _open_offline(page, (book / f"{slug}.html").as_uri())
+    links = page.locator(".book-live a.book-full")
+    assert links.count() == page.locator(".book-live").count() > 0
+    for i in range(links.count()):
+        link = links.nth(i)
+        assert link.is_visible(), f"{slug}: figure {i + 1} has no visible full-size link at {width} px"
+        href = link.get_attribute("href")
+        target = (book / slug).parent / href
+        assert target.is_file() and href.endswith(".png"), href
+    page.set_viewport_size({"width": 1400, "height": 900})
+    assert not links.first.is_visible(), "the link is for narrow screens; a wide one shows the figure at full size"
 
 
 def test_frame_checks_catch_planted_bugs(book: Path, page, tmp_path: Path) -> None:
