@@ -157,7 +157,10 @@ class FrameCache:
         renderer = self.canvas.get_renderer()
         needed = self._with_overlaps(order, changed, renderer)
         redrawn = {id(a) for a in self.redrawn}
-        self._smaller = self._smaller + 1 if needed < redrawn else 0
+        # a move that changed nothing (a slider step that rounds to the same picture) says nothing about
+        # what the next moves change: it neither counts towards shrinking nor resets the count
+        if needed:
+            self._smaller = self._smaller + 1 if needed < redrawn else 0
         if not needed <= redrawn or self._smaller >= SHRINK_AFTER:
             return self._rebuild(order, needed, renderer)
         canvas = self.canvas

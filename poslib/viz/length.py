@@ -97,20 +97,23 @@ class UnseenAnglePlot(LivePlot):
     def redraw(self) -> None:
         infer_len, pair = int(self.params["infer_len"]), int(np.clip(self.params["pair"], 0, len(self.theta) - 1))
         unseen = rope_unseen_angle(self.theta, self.train_len, infer_len)
-        self.infer_line.set_ydata((infer_len - 1) * self.theta / TWO_PI)
-        self.turns_legend.get_texts()[1].set_text(f"inference, L' = {infer_len:,} tokens")
-        at_risk = unseen > 0
-        self.marks.set_data(self.i[at_risk], ((infer_len - 1) * self.theta / TWO_PI)[at_risk])
-        self.bars.set_data(np.degrees(unseen))
-        self.count.set_text(f"{int(at_risk.sum())} of {len(self.theta)} pairs\nmeet new angles")
+        if getattr(self, "_drawn_len", None) != infer_len:  # the left and middle panels follow L' only
+            self._drawn_len = infer_len
+            self.infer_line.set_ydata((infer_len - 1) * self.theta / TWO_PI)
+            self.turns_legend.get_texts()[1].set_text(f"inference, L' = {infer_len:,} tokens")
+            at_risk = unseen > 0
+            self.marks.set_data(self.i[at_risk], ((infer_len - 1) * self.theta / TWO_PI)[at_risk])
+            self.bars.set_data(np.degrees(unseen))
+            self.count.set_text(f"{int(at_risk.sum())} of {len(self.theta)} pairs\nmeet new angles")
         seen = min(TWO_PI, (self.train_len - 1) * self.theta[pair])
         arc = np.linspace(0, seen, 200)
         self.seen_arc.set_data(np.cos(arc), np.sin(arc))
         arc = np.linspace(seen, seen + unseen[pair], 200)
         self.new_arc.set_data(np.cos(arc), np.sin(arc))
-        self.a_circle.set_title(
-            f"pair {pair}: wavelength\n{TWO_PI / self.theta[pair]:,.0f} tokens; new arc {np.degrees(unseen[pair]):.0f}°"
-        )
+        wavelength, arc_deg = TWO_PI / self.theta[pair], np.degrees(unseen[pair])
+        title = f"pair {pair}: wavelength\n{wavelength:,.0f} tokens; new arc {arc_deg:.0f}°"
+        if self.a_circle.get_title() != title:  # set_title marks the title changed even when it is not
+            self.a_circle.set_title(title)
 
 
 class EntropyPlot(LivePlot):

@@ -17,7 +17,7 @@ from ..rope import rope_frequencies
 from ..rope_configs import rope_base_lower_bound, rope_base_safe_bound, rope_from_config
 from ..rope_scaling import rope_inv_freq
 from ._live import LivePlot
-from .style import legend_outside, new_figure, series, sparse_colorbar
+from .style import following_colorbar, legend_outside, new_figure, series
 
 __all__ = [
     "MROPE_LAYOUTS",
@@ -239,8 +239,9 @@ class MropeGridPlot(LivePlot):
 
     ``layout`` picks Qwen2-VL's three consecutive sections or Qwen3-VL's interleaved deal (:data:`MROPE_LAYOUTS`).
 
-    Slider speed: above the 150 ms goal. The colour scale follows the scores, so the colour bar, and
-    with it the whole figure, is drawn again on each move.
+    Slider speed: the colour scale follows the scores; its colour bar (:func:`~poslib.viz.style.following_colorbar`)
+    relabels its ticks instead of being rebuilt, so a move of the query patch redraws the image, the cross,
+    the title and the colour bar's ticks, not the whole figure.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"row": 5, "col": 8, "layout": "sections (Qwen2-VL)"}
@@ -287,29 +288,32 @@ class MropeGridPlot(LivePlot):
         self.image = ax2.imshow(self.scores(), cmap="viridis", origin="upper")
         (self.dot,) = ax2.plot([], [], "r+", ms=12, mew=2)
         ax2.set(title="", xlabel="patch column", ylabel="patch row")
-        sparse_colorbar(fig, self.image, ax2, "score qᵀk (same content, |q| = |k| = 1)")
+        # the scale follows each query's scores; this colour bar relabels its ticks instead of being rebuilt
+        following_colorbar(fig, self.image, ax2, "score qᵀk (same content, |q| = |k| = 1)")
         return fig
 
     def redraw(self) -> None:
         section, inv_freq, interleaved = self.arrangement
-        axis = mrope_axis_of_pair(section, interleaved=interleaved)
-        wl = 2 * np.pi / inv_freq
-        for k, (line, name) in enumerate(zip(self.marks, ["time", "row", "column"], strict=True)):
-            sel = axis == k
-            line.set_data(np.flatnonzero(sel), wl[sel])
-            line.set_label(f"{name}: {sel.sum()} pairs")
-        if self.legend_axes.get_legend() is None:
-            legend_outside(self.legend_axes, where="below", ncol=2)
-        else:  # new counts in the same legend: a new Legend each move would force a full redraw
-            for text, line in zip(self.legend_axes.get_legend().get_texts(), self.marks, strict=False):
-                text.set_text(line.get_label())
-        self.legend_axes.set_title(f"M-RoPE {self.params['layout']}: {list(section)}")
+        if getattr(self, "_drawn_layout", None) != self.params["layout"]:  # the left panel changes with the layout only
+            self._drawn_layout = self.params["layout"]
+            axis = mrope_axis_of_pair(section, interleaved=interleaved)
+            wl = 2 * np.pi / inv_freq
+            for k, (line, name) in enumerate(zip(self.marks, ["time", "row", "column"], strict=True)):
+                sel = axis == k
+                line.set_data(np.flatnonzero(sel), wl[sel])
+                line.set_label(f"{name}: {sel.sum()} pairs")
+            if self.legend_axes.get_legend() is None:
+                legend_outside(self.legend_axes, where="below", ncol=2)
+            else:  # new counts in the same legend: a new Legend each move would force a full redraw
+                for text, line in zip(self.legend_axes.get_legend().get_texts(), self.marks, strict=False):
+                    text.set_text(line.get_label())
+            self.legend_axes.set_title(f"M-RoPE {self.params['layout']}: {list(section)}")
         r, c = int(self.params["row"]), int(self.params["col"])
         scores = self.scores()
         self.image.set_data(scores)
         self.image.set_clim(scores.min(), 1.0)  # the range can be narrow: slow row and column pairs barely turn
         self.dot.set_data([c], [r])
-        self.image.axes.set_title(f"query patch (row, column) = ({r}, {c}):\nscore with every key patch")
+        self.image.axes.title.set_text(f"query patch (row, column) = ({r}, {c}):\nscore with every key patch")
 
 
 def longrope_divisors_figure(config: dict[str, Any]) -> Figure:

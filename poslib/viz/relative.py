@@ -17,7 +17,7 @@ from ..deberta import deberta_delta, deberta_relative_position, deberta_score_te
 from ..sinusoidal import sinusoidal_encode
 from ..t5 import t5_relative_bucket, t5_relative_positions
 from ._live import LivePlot
-from .style import MAX_WIDTH, new_figure, sparse_colorbar
+from .style import MAX_WIDTH, following_colorbar, new_figure
 
 __all__ = ["DebertaPlot", "T5BucketPlot", "deberta_demo_inputs", "heatmap_row"]
 
@@ -73,8 +73,9 @@ class T5BucketPlot(LivePlot):
     ``num_buckets`` and ``max_distance`` as in :func:`poslib.t5_relative_bucket`;
     ``bidirectional`` switches between encoder (both directions) and decoder buckets.
 
-    Slider speed: above the 150 ms goal while the number of buckets moves: the colour scale follows it,
-    so the colour bar, and with it the whole figure, is drawn again; the other controls blit.
+    Slider speed: the colour scale follows the number of buckets; its colour bar
+    (:func:`~poslib.viz.style.following_colorbar`) relabels its ticks instead of being rebuilt, so every
+    control blits.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"num_buckets": 32, "max_distance": 128, "bidirectional": True}
@@ -111,29 +112,38 @@ class T5BucketPlot(LivePlot):
         self.ax = ax
         self.im = ax_m.imshow(matrix, cmap="viridis", interpolation="nearest")
         ax_m.set(title="bucket of each (query, key) pair", xlabel="key position n", ylabel="query position m")
-        sparse_colorbar(fig, self.im, ax_m, "bucket index")
+        following_colorbar(fig, self.im, ax_m, "bucket index")  # follows num_buckets without a rebuilt colour bar
         return fig
 
     def _decorate(self, curve: np.ndarray, matrix: np.ndarray) -> None:
+        # Only what a control changed is set again: any set_ylim, set_title or set_xdata marks its artist
+        # as changed even with the same value, and the frame cache then redraws it (and what it overlaps).
         p = self.params
         nb, md, bidi = int(p["num_buckets"]), int(p["max_distance"]), bool(p["bidirectional"])
         max_exact = (nb // 2 if bidi else nb) // 2
         for line, x in zip(self.marks, [-max_exact, max_exact, -md, md], strict=True):
-            line.set_xdata([x, x])
-        self.top.set_ydata([nb - 1, nb - 1])
-        self.ax.set_ylim(-1, nb + 1)
+            if list(line.get_xdata()) != [x, x]:
+                line.set_xdata([x, x])
+        if list(self.top.get_ydata()) != [nb - 1, nb - 1]:
+            self.top.set_ydata([nb - 1, nb - 1])
+        if self.ax.get_ylim() != (-1, nb + 1):
+            self.ax.set_ylim(-1, nb + 1)
         kind = "bidirectional" if bidi else "causal"
         # One title instead of a legend box: every text artist is redrawn on each slider move.
-        self.ax.set_title(
+        title = (
             f"{nb} buckets, max_distance {md} tokens, {kind}\n"
             f"exact up to |r| = {max_exact - 1} (green dashes), log-spaced to {md} (red dots)"
         )
-        self.im.set_data(matrix)
-        self.im.set_clim(0, nb - 1)
+        if self.ax.get_title() != title:
+            self.ax.set_title(title)
+        if not np.array_equal(self.im.get_array(), matrix):
+            self.im.set_data(matrix)
+        self.im.set_clim(0, nb - 1)  # a new value only when num_buckets moved
 
     def redraw(self) -> None:
         curve, matrix = self._buckets()
-        self.line.set_ydata(curve)
+        if not np.array_equal(self.line.get_ydata(), curve):
+            self.line.set_ydata(curve)
         self._decorate(curve, matrix)
 
 
@@ -156,8 +166,8 @@ class DebertaPlot(LivePlot):
     sinusoid of the distance δ − κ, a smooth stand-in that makes the clipping
     visible: beyond |m − n| ≥ κ every pair reuses the first or last row.
 
-    Slider speed: above the 150 ms goal. κ changes every colour scale, so the colour bars, and with
-    them the whole figure, are drawn again on each move.
+    Slider speed: κ changes every colour scale; the colour bars (:func:`~poslib.viz.style.following_colorbar`)
+    relabel their ticks instead of being rebuilt, so a move blits the three images, the title and those ticks.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"att_span": 8}
@@ -194,8 +204,9 @@ class DebertaPlot(LivePlot):
             ax.locator_params(nbins=4)
         for ax in axes[1:]:
             ax.tick_params(labelleft=False)  # same rows as the first panel: one set of tick labels is enough
-        sparse_colorbar(fig, self.ims["delta"], axes[0], r"row index $\delta$", shrink=0.8)
-        sparse_colorbar(fig, self.ims["p2c"], list(axes[1:]), "score (both terms)", shrink=0.8)
+        # κ moves every colour scale: these colour bars relabel their ticks instead of being rebuilt (a full draw)
+        following_colorbar(fig, self.ims["delta"], axes[0], r"row index $\delta$", shrink=0.8)
+        following_colorbar(fig, self.ims["p2c"], list(axes[1:]), "score (both terms)", shrink=0.8)
         self.fig = fig
         return fig
 

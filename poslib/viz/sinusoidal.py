@@ -14,7 +14,6 @@ import functools
 from typing import Any, ClassVar
 
 import numpy as np
-from matplotlib import patheffects
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
@@ -34,8 +33,8 @@ class WavePairPlot(LivePlot):
     λ_i = 2π·base^(2i/d), and dots mark the integer positions tokens occupy
     (when there are few enough to see).
 
-    Slider speed: near the 150 ms goal. Each move redraws the table, two two-line mathtext titles and
-    the wave panel's ticks.
+    Slider speed: near the 150 ms goal. A move of the pair redraws the outline, two two-line titles
+    (one in mathtext) and the wave panel with its ticks; the table image is set again only when the base moves.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"pair": 4, "base": 10000.0}
@@ -62,9 +61,12 @@ class WavePairPlot(LivePlot):
             interpolation="nearest",
         )
         fig.colorbar(self.im, ax=ax_t, shrink=0.85, label="PE value", ticks=[-1, 0, 1])
-        # black on a white halo: visible on the dark and the light ends of the colour map alike
-        halo = [patheffects.withStroke(linewidth=4.5, foreground="white")]
-        self.box = Rectangle((-0.5, -0.5), self.n_positions, 2, fill=False, ec="k", lw=2, path_effects=halo)
+        # black on a white halo: visible on the dark and the light ends of the colour map alike. The halo is
+        # a second, wider white outline drawn first (what patheffects.withStroke draws): an artist with path
+        # effects counts as covering the whole figure for the frame cache, which then redrew everything.
+        self.halo = Rectangle((-0.5, -0.5), self.n_positions, 2, fill=False, ec="white", lw=4.5)
+        self.box = Rectangle((-0.5, -0.5), self.n_positions, 2, fill=False, ec="k", lw=2)
+        ax_t.add_patch(self.halo)
         ax_t.add_patch(self.box)
         ax_t.set(xlabel="position p (tokens)", ylabel="dimension (2i: sin, 2i+1: cos)", title="")
         (self.sin_line,) = ax_w.plot([], [], color="C0", ls="-", lw=1.3, label=r"$\sin(p\,\omega_i)$, dim $2i$")
@@ -82,11 +84,19 @@ class WavePairPlot(LivePlot):
         if not 0 <= i < self.dim // 2:
             raise ValueError(f"pair must be in [0, {self.dim // 2 - 1}], got {i}")
         check_positive("base", base)
-        self.im.set_data(sinusoidal_table(self.n_positions, self.dim, base).T)
-        self.box.set_y(2 * i - 0.5)
+        # Set only what changed: set_data, set_y and set_title mark an artist changed even with equal values,
+        # and the frame cache redraws every changed artist (the table: a resampled image) on each move.
+        if getattr(self, "_table_base", None) != base:  # the table depends on the base alone
+            self._table_base = base
+            self.im.set_data(sinusoidal_table(self.n_positions, self.dim, base).T)
+        if self.box.get_y() != 2 * i - 0.5:
+            self.halo.set_y(2 * i - 0.5)
+            self.box.set_y(2 * i - 0.5)
         omega = float(sinusoidal_frequencies(self.dim, base)[i])
         wavelength = 2 * np.pi / omega
-        self.ax_t.set_title(f"PE table, d = {self.dim}, base = {base:,.0f}\npair i = {i} outlined")
+        title = f"PE table, d = {self.dim}, base = {base:,.0f}\npair i = {i} outlined"
+        if self.ax_t.get_title() != title:
+            self.ax_t.set_title(title)
         span = 2.5 * wavelength
         p = np.linspace(0, span, self.n_samples)
         pe = sinusoidal_encode(p, self.dim, base)

@@ -18,12 +18,15 @@ from __future__ import annotations
 from typing import Any
 
 import matplotlib as mpl
+import numpy as np
 from cycler import cycler
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import Formatter, Locator, MaxNLocator, ScalarFormatter
 
 __all__ = [
     "COLORS",
@@ -36,6 +39,7 @@ __all__ = [
     "RENDER_DPI",
     "apply_style",
     "display_width_px",
+    "following_colorbar",
     "freeze_layout",
     "legend_outside",
     "new_figure",
@@ -152,6 +156,79 @@ def sparse_colorbar(fig: Figure, mappable: Any, ax: Any, label: str, *, shrink: 
     cb = fig.colorbar(mappable, ax=ax, shrink=shrink, label=label)
     cb.locator = MaxNLocator(n_ticks)
     cb.update_ticks()
+    return cb
+
+
+class _SpanTicks(Locator):
+    """The ticks ``inner`` gives the mappable's colour range, placed on a colour bar drawn over a fixed 0 … 1 scale."""
+
+    def __init__(self, mappable: Any, inner: Locator) -> None:
+        self.mappable, self.inner = mappable, inner
+        self.real: dict[float, float] = {}  # placed tick → its value, for the formatter
+
+    def span(self) -> tuple[float, float]:
+        norm = self.mappable.norm  # the ends a colour bar of the mappable itself would span: norm.inverse(0), (1)
+        return float(norm.inverse(0.0)), float(norm.inverse(1.0))
+
+    def __call__(self) -> Any:
+        lo, hi = self.span()
+        if not hi > lo:  # a colour range of one value: no ticks to place (the sliders of the course never give one)
+            self.real = {}
+            return np.array([])
+        ticks = np.asarray(self.inner.tick_values(lo, hi), dtype=float)
+        placed = (ticks - lo) / (hi - lo)
+        self.real = {float(p): float(t) for p, t in zip(placed, ticks, strict=True)}
+        return placed
+
+    def tick_values(self, vmin: float, vmax: float) -> Any:
+        return self()
+
+
+class _SpanLabels(Formatter):
+    """A ScalarFormatter's labels (and offset) for the values of the placed ticks of :class:`_SpanTicks`."""
+
+    def __init__(self, ticks: _SpanTicks) -> None:
+        self.ticks, self.inner = ticks, ScalarFormatter()
+        self.inner.create_dummy_axis()
+        self.dummy: Any = self.inner.axis  # the formatter reads its view interval: the mappable's limits
+
+    def _values(self, placed: Any) -> list[float]:
+        lo, hi = self.ticks.span()
+        return [self.ticks.real.get(float(p), lo + float(p) * (hi - lo)) for p in placed]
+
+    def format_ticks(self, values: Any) -> list[str]:
+        self.dummy.set_view_interval(*self.ticks.span())
+        return self.inner.format_ticks(self._values(values))
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return self.inner(self._values([x])[0], pos)
+
+    def get_offset(self) -> str:
+        return self.inner.get_offset()
+
+
+def following_colorbar(
+    fig: Figure, mappable: Any, ax: Any, label: str, *, shrink: float = 0.85, n_ticks: int = 5
+) -> Any:
+    """:func:`sparse_colorbar` for a mappable whose colour limits move with a slider, without a full redraw per move.
+
+    A colour bar made from the mappable itself rebuilds its colour strip (a new artist) whenever the
+    limits change, and :class:`~poslib.viz._blit.FrameCache` then draws the whole figure again. This
+    one draws the same strip once, over a fixed 0 … 1 scale, and places and labels its ticks at the
+    mappable's current limits (``MaxNLocator(n_ticks)`` and a ``ScalarFormatter``, as
+    :func:`sparse_colorbar`): the same picture, and a move redraws only the colour bar's axis.
+    """
+    strip = ScalarMappable(norm=Normalize(0.0, 1.0), cmap=mappable.get_cmap())
+    cb = fig.colorbar(strip, ax=ax, shrink=shrink, label=label)
+    ticks = _SpanTicks(mappable, MaxNLocator(n_ticks))
+    cb.locator, cb.formatter = ticks, _SpanLabels(ticks)
+    cb.update_ticks()
+    axis = cb.ax.yaxis if cb.orientation == "vertical" else cb.ax.xaxis
+
+    def limits_moved(_mappable: Any) -> None:
+        axis.stale = True  # new ticks: the frame cache redraws the axis (and what it overlaps), nothing else
+
+    mappable.callbacks.connect("changed", limits_moved)
     return cb
 
 
