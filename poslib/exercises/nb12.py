@@ -1,0 +1,197 @@
+"""Exercises of notebook 12 (position from the data): FoX's bias row, stick-breaking weights, two reflections."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ._base import Exercise, Feedback, Mistake, check_array
+
+# 12.1: the log forget gates of six tokens; token 3 closes its gate (a "reset")
+LOG_F = np.array([-0.1, -0.5, -0.2, -2.0, -0.3, -0.1])
+# 12.2: a constant β and the number of keys before the query
+BETA, N_KEYS = 0.3, 6
+# 12.3: the directions of the two normals, in degrees
+ANGLE_A, ANGLE_B = 15.0, 40.0
+
+
+def _fox_row(log_f: np.ndarray) -> np.ndarray:
+    lam = np.cumsum(log_f)
+    return np.asarray(lam[-1] - lam, dtype=np.float64)  # Σ_{l=j+1..i} log f_l, i the last token
+
+
+def check_fox_bias(answer: Any) -> Feedback:
+    """FoX's bias of the last query i = 5 over the keys j = 0 … 5: Σ_{l=j+1..i} log f_l."""
+    want = _fox_row(LOG_F)
+    lam = np.cumsum(LOG_F)
+    return check_array(
+        answer,
+        want,
+        what="6 numbers, key j = 0 first",
+        diagnoses=[
+            (
+                "from j: the sum starts at l = j + 1, the key's own gate is not counted (the diagonal keeps bias 0)",
+                want + LOG_F,
+            ),
+            ("sign: the log gates are ≤ 0, so the bias is ≤ 0: Λ_i − Λ_j, not Λ_j − Λ_i", -want),
+            (
+                "that is Λ_j, the sum of the gates up to the key; the bias is what comes after it, Λ_i − Λ_j",
+                lam,
+            ),
+        ],
+    )
+
+
+def _stick(beta: float, n: int) -> np.ndarray:
+    t = np.arange(1, n + 1)
+    return np.asarray(beta * (1 - beta) ** (t - 1.0), dtype=np.float64)
+
+
+def check_stick_weights(answer: Any) -> Feedback:
+    """Stick-breaking weights at distances t = 1 … 6 for a constant β = 0.3: β(1 − β)^(t − 1)."""
+    want = _stick(BETA, N_KEYS)
+    t = np.arange(1, N_KEYS + 1)
+    return check_array(
+        answer,
+        want,
+        what="6 weights, the nearest key (t = 1) first",
+        diagnoses=[
+            (
+                "one break too many: the nearest key takes β of a whole stick, β(1 − β)^(t − 1); with exponent t "
+                "the query's own token took its piece first (attend_current, which these weights leave out)",
+                BETA * (1 - BETA) ** t,
+            ),
+            (
+                "normalised: that is ALiBi's softmax; the stick is not renormalised, the rest (1 − β)^6 stays unspent",
+                want / want.sum(),
+            ),
+            ("swapped: key j takes the fraction β of what is left and passes 1 − β on", (1 - BETA) * BETA ** (t - 1.0)),
+            ("a factor β is missing: each key takes β of the stick left, (1 − β)^(t − 1)", (1 - BETA) ** (t - 1.0)),
+        ],
+    )
+
+
+def _turn() -> float:
+    a, b = math.radians(ANGLE_A), math.radians(ANGLE_B)
+    return 2.0 * (b - a)
+
+
+def check_reflection_angle(answer: Any) -> Feedback:
+    """The angle, in radians, of H_b H_a (reflect across ⊥ w_a first, then ⊥ w_b): 2(θ_b − θ_a), counterclockwise."""
+    want = _turn()
+    phi = math.radians(ANGLE_B - ANGLE_A)
+    return check_array(
+        answer,
+        want,
+        what="one angle in radians",
+        diagnoses=[
+            ("that is the angle between the normals, φ; two reflections turn by twice it, 2φ", phi),
+            ("degrees: the angle is asked in radians (np.radians, or arctan2 of the matrix)", math.degrees(want)),
+            (
+                "the angle between the normals, and in degrees: two reflections turn by 2φ, in radians",
+                ANGLE_B - ANGLE_A,
+            ),
+            (
+                "sign: reflecting across ⊥ w_a first, then ⊥ w_b, turns from w_a towards w_b: counterclockwise, +",
+                -want,
+            ),
+        ],
+    )
+
+
+# The numbers the takeaways quote, from the same formulas as the checkers.
+_ROW = _fox_row(LOG_F)
+_STICK_SUM = float(_stick(BETA, N_KEYS).sum())
+_REST = (1 - BETA) ** N_KEYS
+
+
+def _signed(x: float) -> str:
+    """x to one decimal with a true minus sign (U+2212), as the text writes it."""
+    return f"{x:.1f}".replace("-", "\u2212")
+
+
+EXERCISES = (
+    Exercise(
+        key="fox-bias",
+        title="FoX's bias row",
+        prompt=(
+            "Six tokens have the log forget gates `log_f` (token 3 closes its gate: a reset). Write FoX's bias "
+            "$\\Lambda_i - \\Lambda_j = \\sum_{l=j+1}^{i} \\log f_l$ of the last query $i = 5$ over the keys "
+            "$j = 0, \\dots, 5$. Which keys does the reset push down?"
+        ),
+        hint="`lam = np.cumsum(log_f)` is $\\Lambda$; the row is $\\Lambda_5 - \\Lambda_j$.",
+        setup="log_f = np.array([-0.1, -0.5, -0.2, -2.0, -0.3, -0.1])  # token 3: a reset",
+        stub="answer = None  # 6 numbers, key 0 first",
+        solution="lam = np.cumsum(log_f)\nanswer = lam[-1] - lam",
+        check=check_fox_bias,
+        takeaway=(
+            f"So keys 0 … 2, before the reset token, get {_signed(_ROW[0])} … {_signed(_ROW[2])}, the reset token "
+            f"itself only {_signed(_ROW[3])}: a closed gate at l pushes down the keys before l, not l itself."
+        ),
+        mistakes=(
+            Mistake("lam = np.cumsum(log_f)\nanswer = lam[-1] - lam + log_f", "from j"),
+            Mistake("lam = np.cumsum(log_f)\nanswer = lam - lam[-1]", "sign"),
+            Mistake("answer = np.cumsum(log_f)", "Λ_j"),
+        ),
+    ),
+    Exercise(
+        key="stick-weights",
+        title="Stick-breaking weights at a constant β",
+        prompt=(
+            "Every key takes the fraction $\\beta = 0.3$ of the stick the nearer keys left. Write the weights "
+            "of the $6$ keys before the query, the nearest ($t = 1$) first, without the query's own token. "
+            "How much of the stick is left for the query's own value?"
+        ),
+        hint="The key at distance $t$ finds $(1 - \\beta)^{t-1}$ of the stick left and takes $\\beta$ of it.",
+        setup="beta, n_keys = 0.3, 6",
+        stub="answer = None  # 6 weights, t = 1 first",
+        solution="t = np.arange(1, n_keys + 1)\nanswer = beta * (1 - beta) ** (t - 1)",
+        check=check_stick_weights,
+        takeaway=(
+            f"So the six keys take {_STICK_SUM:.1%} of the stick and {_REST:.1%} = (1 − β)^6 is left for the "
+            "query's own value: no softmax renormalises it, and a key's weight never depends on how many keys "
+            "lie further back."
+        ),
+        mistakes=(
+            Mistake("t = np.arange(1, n_keys + 1)\nanswer = beta * (1 - beta) ** t", "one break too many"),
+            Mistake(
+                "t = np.arange(1, n_keys + 1)\nw = beta * (1 - beta) ** (t - 1)\nanswer = w / w.sum()", "normalised"
+            ),
+            Mistake("t = np.arange(1, n_keys + 1)\nanswer = (1 - beta) * beta ** (t - 1)", "swapped"),
+        ),
+    ),
+    Exercise(
+        key="reflection-angle",
+        title="Two reflections make a rotation",
+        prompt=(
+            "In a plane, $H_a$ reflects across the line perpendicular to the unit normal $w_a$ at "
+            "$15^\\circ$, $H_b$ across the line perpendicular to $w_b$ at $40^\\circ$ ($H = I - 2ww^\\top$). "
+            "$H_b H_a$ (first $H_a$, then $H_b$) is a rotation: by what angle, in radians, counterclockwise?"
+        ),
+        hint=(
+            "Build both matrices and read the angle of $R = H_b H_a$ with `np.arctan2(R[1, 0], R[0, 0])`, "
+            "or reason: each reflection mirrors an angle θ to 2α − θ."
+        ),
+        setup="angle_a, angle_b = np.radians(15.0), np.radians(40.0)",
+        stub="answer = None  # one angle in radians",
+        solution=(
+            "w_a = np.array([np.cos(angle_a), np.sin(angle_a)])\n"
+            "w_b = np.array([np.cos(angle_b), np.sin(angle_b)])\n"
+            "R = (np.eye(2) - 2 * np.outer(w_b, w_b)) @ (np.eye(2) - 2 * np.outer(w_a, w_a))\n"
+            "answer = np.arctan2(R[1, 0], R[0, 0])  # ≈ 0.873"
+        ),
+        check=check_reflection_angle,
+        takeaway=(
+            f"So normals {ANGLE_B - ANGLE_A:.0f}° apart turn by {2 * (ANGLE_B - ANGLE_A):.0f}° = {_turn():.3f} rad, "
+            "wherever the pair points: RoPE's rotation by θ is two reflections θ/2 apart, and PaTH, one "
+            "data-chosen reflection per token, can make it."
+        ),
+        mistakes=(
+            Mistake("answer = angle_b - angle_a", "twice it"),
+            Mistake("answer = np.degrees(2 * (angle_b - angle_a))", "degrees"),
+            Mistake("answer = 2 * (angle_a - angle_b)", "sign"),
+        ),
+    ),
+)
