@@ -129,3 +129,21 @@ def test_frame_cache_does_not_rebuild_for_moves_that_change_nothing():
         frames.frame()  # nothing changed, twice in a row: before issue 37 that rebuilt the background
         frames.frame()
     assert frames.full_draws == 1 and frames.rebuilds == 1, (frames.full_draws, frames.rebuilds, frames.blits)
+
+
+def test_a_move_to_the_current_value_redraws_nothing():
+    from poslib.viz.alibi import AlibiBiasPlot
+
+    plot = AlibiBiasPlot()
+    calls = []
+    original = plot.redraw
+    plot.redraw = lambda: (calls.append(1), original())[1]  # type: ignore[method-assign]
+    key, value = next(iter(plot.params.items()))
+    plot.update(**{key: value})
+    assert calls == []  # the same value: no redraw
+    other = next(v for values in type(plot).bench_values for k, v in values.items() if k == key and v != value)
+    plot.update(**{key: other})
+    assert calls == [1]  # a real move redraws once
+    plot.update()
+    assert calls == [1, 1]  # an explicit update with nothing given still redraws
+    plot.close()

@@ -93,6 +93,8 @@ class LivePlot:
     def update(self, **params: Any) -> Figure:
         """Set some parameters and redraw in place; returns the same figure object."""
         self._check(params)
+        if params and all(k in self.params and _same(self.params[k], v) for k, v in params.items()):
+            return self.fig  # nothing moved (interact re-fires a control at its own value): keep the frame as it is
         self.params.update(params)
         self.redraw()
         return self.fig
@@ -113,6 +115,12 @@ class LivePlot:
         import matplotlib.pyplot as plt
 
         plt.close(self.fig)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two control values are the same plain value (arrays and other objects never count as unchanged)."""
+    plain = (int, float, str, bool, tuple, type(None))
+    return isinstance(a, plain) and type(a) is type(b) and a == b
 
 
 def _images_over_axis_layer(fig: Figure) -> None:
