@@ -180,6 +180,17 @@ COURSE = (
         ),
         24,
     ),
+    Notebook(
+        "12_position_from_the_data.ipynb",
+        "Position from the data",
+        (
+            "show that a constant forget gate is ALiBi, and what a reset token does to the keys before it",
+            "compute stick-breaking weights and explain why they need no position index",
+            "build RoPE's rotation from reflections, as PaTH's data-chosen Householder factors can",
+            "read the lab's FoX, stick-breaking and RoPE/NoPE-hybrid runs: perplexity and retrieval, over seeds",
+        ),
+        14,
+    ),
 )
 
 HEADER_ID, EXERCISES_ID, FURTHER_ID = "course-map", "exercises", "going-further"

@@ -56,6 +56,12 @@ COVERS = {
         'fine-tuning with PI, NTK and YaRN, over seeds; the verdict on 000\'s "NTK is strongest without fine-tuning", '
         "as a practitioner would test it and at a second model size",
     ),
+    "12": (
+        "after the sources",
+        "FoX's forget gate (a data-dependent ALiBi), stick-breaking attention (recency without an index), PaTH's "
+        "Householder reflections (RoPE's rotations chosen by the data); the lab's FoX, stick-breaking and RoPE/NoPE "
+        "hybrid over seeds",
+    ),
 }
 
 _TITLE = re.compile(r"\*\*(\d\d) (.+?) ◀ you are here\*\*")

@@ -24,7 +24,7 @@ def test_takeaway_numbers_agree_with_loops():
 def test_each_named_slip_gets_its_message():
     t = np.arange(1, 7)
     cases = [
-        (nb12.check_fox_bias, np.cumsum(nb12.LOG_F)[-1] - np.cumsum(nb12.LOG_F) + nb12.LOG_F, "from j"),
+        (nb12.check_fox_bias, np.cumsum(nb12.LOG_F)[-1] - np.cumsum(nb12.LOG_F) + nb12.LOG_F, "from n"),
         (nb12.check_fox_bias, np.cumsum(nb12.LOG_F) - np.cumsum(nb12.LOG_F)[-1], "sign"),
         (nb12.check_stick_weights, 0.3 * 0.7**t, "one break too many"),
         (nb12.check_stick_weights, 0.3 * 0.7 ** (t - 1) / (0.3 * 0.7 ** (t - 1)).sum(), "normalised"),

@@ -19,25 +19,25 @@ ANGLE_A, ANGLE_B = 15.0, 40.0
 
 def _fox_row(log_f: np.ndarray) -> np.ndarray:
     lam = np.cumsum(log_f)
-    return np.asarray(lam[-1] - lam, dtype=np.float64)  # Σ_{l=j+1..i} log f_l, i the last token
+    return np.asarray(lam[-1] - lam, dtype=np.float64)  # Σ_{t=n+1..m} log f_t, m the last token
 
 
 def check_fox_bias(answer: Any) -> Feedback:
-    """FoX's bias of the last query i = 5 over the keys j = 0 … 5: Σ_{l=j+1..i} log f_l."""
+    """FoX's bias of the last query m = 5 over the keys n = 0 … 5: Σ_{t=n+1..m} log f_t."""
     want = _fox_row(LOG_F)
     lam = np.cumsum(LOG_F)
     return check_array(
         answer,
         want,
-        what="6 numbers, key j = 0 first",
+        what="6 numbers, key n = 0 first",
         diagnoses=[
             (
-                "from j: the sum starts at l = j + 1, the key's own gate is not counted (the diagonal keeps bias 0)",
+                "from n: the sum starts at t = n + 1, the key's own gate is not counted (the diagonal keeps bias 0)",
                 want + LOG_F,
             ),
-            ("sign: the log gates are ≤ 0, so the bias is ≤ 0: Λ_i − Λ_j, not Λ_j − Λ_i", -want),
+            ("sign: the log gates are ≤ 0, so the bias is ≤ 0: Λ_m − Λ_n, not Λ_n − Λ_m", -want),
             (
-                "that is Λ_j, the sum of the gates up to the key; the bias is what comes after it, Λ_i − Λ_j",
+                "that is Λ_n, the sum of the gates up to the key; the bias is what comes after it, Λ_m − Λ_n",
                 lam,
             ),
         ],
@@ -50,16 +50,16 @@ def _stick(beta: float, n: int) -> np.ndarray:
 
 
 def check_stick_weights(answer: Any) -> Feedback:
-    """Stick-breaking weights at distances t = 1 … 6 for a constant β = 0.3: β(1 − β)^(t − 1)."""
+    """Stick-breaking weights at distances Δ = 1 … 6 for a constant β = 0.3: β(1 − β)^(Δ − 1)."""
     want = _stick(BETA, N_KEYS)
     t = np.arange(1, N_KEYS + 1)
     return check_array(
         answer,
         want,
-        what="6 weights, the nearest key (t = 1) first",
+        what="6 weights, the nearest key (Δ = 1) first",
         diagnoses=[
             (
-                "one break too many: the nearest key takes β of a whole stick, β(1 − β)^(t − 1); with exponent t "
+                "one break too many: the nearest key takes β of a whole stick, β(1 − β)^(Δ − 1); with exponent Δ "
                 "the query's own token took its piece first (attend_current, which these weights leave out)",
                 BETA * (1 - BETA) ** t,
             ),
@@ -67,8 +67,8 @@ def check_stick_weights(answer: Any) -> Feedback:
                 "normalised: that is ALiBi's softmax; the stick is not renormalised, the rest (1 − β)^6 stays unspent",
                 want / want.sum(),
             ),
-            ("swapped: key j takes the fraction β of what is left and passes 1 − β on", (1 - BETA) * BETA ** (t - 1.0)),
-            ("a factor β is missing: each key takes β of the stick left, (1 − β)^(t − 1)", (1 - BETA) ** (t - 1.0)),
+            ("swapped: key n takes the fraction β of what is left and passes 1 − β on", (1 - BETA) * BETA ** (t - 1.0)),
+            ("a factor β is missing: each key takes β of the stick left, (1 − β)^(Δ − 1)", (1 - BETA) ** (t - 1.0)),
         ],
     )
 
@@ -79,7 +79,7 @@ def _turn() -> float:
 
 
 def check_reflection_angle(answer: Any) -> Feedback:
-    """The angle, in radians, of H_b H_a (reflect across ⊥ w_a first, then ⊥ w_b): 2(θ_b − θ_a), counterclockwise."""
+    """The angle, in radians, of ℋ_b ℋ_a (reflect across ⊥ w_a first, then ⊥ w_b): 2(ϑ_b − ϑ_a), counterclockwise."""
     want = _turn()
     phi = math.radians(ANGLE_B - ANGLE_A)
     return check_array(
@@ -118,22 +118,22 @@ EXERCISES = (
         title="FoX's bias row",
         prompt=(
             "Six tokens have the log forget gates `log_f` (token 3 closes its gate: a reset). Write FoX's bias "
-            "$\\Lambda_i - \\Lambda_j = \\sum_{l=j+1}^{i} \\log f_l$ of the last query $i = 5$ over the keys "
-            "$j = 0, \\dots, 5$. Which keys does the reset push down?"
+            "$\\Lambda_m - \\Lambda_n = \\sum_{t=n+1}^{m} \\log f_t$ of the last query $m = 5$ over the keys "
+            "$n = 0, \\dots, 5$. Which keys does the reset push down?"
         ),
-        hint="`lam = np.cumsum(log_f)` is $\\Lambda$; the row is $\\Lambda_5 - \\Lambda_j$.",
+        hint="`lam = np.cumsum(log_f)` is $\\Lambda$; the row is $\\Lambda_5 - \\Lambda_n$.",
         setup="log_f = np.array([-0.1, -0.5, -0.2, -2.0, -0.3, -0.1])  # token 3: a reset",
         stub="answer = None  # 6 numbers, key 0 first",
         solution="lam = np.cumsum(log_f)\nanswer = lam[-1] - lam",
         check=check_fox_bias,
         takeaway=(
             f"So keys 0 … 2, before the reset token, get {_signed(_ROW[0])} … {_signed(_ROW[2])}, the reset token "
-            f"itself only {_signed(_ROW[3])}: a closed gate at l pushes down the keys before l, not l itself."
+            f"itself only {_signed(_ROW[3])}: a closed gate at p pushes down the keys before p, not p itself."
         ),
         mistakes=(
-            Mistake("lam = np.cumsum(log_f)\nanswer = lam[-1] - lam + log_f", "from j"),
+            Mistake("lam = np.cumsum(log_f)\nanswer = lam[-1] - lam + log_f", "from n"),
             Mistake("lam = np.cumsum(log_f)\nanswer = lam - lam[-1]", "sign"),
-            Mistake("answer = np.cumsum(log_f)", "Λ_j"),
+            Mistake("answer = np.cumsum(log_f)", "Λ_n"),
         ),
     ),
     Exercise(
@@ -141,13 +141,13 @@ EXERCISES = (
         title="Stick-breaking weights at a constant β",
         prompt=(
             "Every key takes the fraction $\\beta = 0.3$ of the stick the nearer keys left. Write the weights "
-            "of the $6$ keys before the query, the nearest ($t = 1$) first, without the query's own token. "
+            "of the $6$ keys before the query, the nearest ($\\Delta = 1$) first, without the query's own token. "
             "How much of the stick is left for the query's own value?"
         ),
-        hint="The key at distance $t$ finds $(1 - \\beta)^{t-1}$ of the stick left and takes $\\beta$ of it.",
+        hint="The key at distance $\\Delta$ finds $(1 - \\beta)^{\\Delta-1}$ of the stick left and takes $\\beta$ of it.",
         setup="beta, n_keys = 0.3, 6",
-        stub="answer = None  # 6 weights, t = 1 first",
-        solution="t = np.arange(1, n_keys + 1)\nanswer = beta * (1 - beta) ** (t - 1)",
+        stub="answer = None  # 6 weights, Δ = 1 first",
+        solution="dist = np.arange(1, n_keys + 1)  # Δ\nanswer = beta * (1 - beta) ** (dist - 1)",
         check=check_stick_weights,
         takeaway=(
             f"So the six keys take {_STICK_SUM:.1%} of the stick and {_REST:.1%} = (1 − β)^6 is left for the "
@@ -155,24 +155,26 @@ EXERCISES = (
             "lie further back."
         ),
         mistakes=(
-            Mistake("t = np.arange(1, n_keys + 1)\nanswer = beta * (1 - beta) ** t", "one break too many"),
+            Mistake("dist = np.arange(1, n_keys + 1)\nanswer = beta * (1 - beta) ** dist", "one break too many"),
             Mistake(
-                "t = np.arange(1, n_keys + 1)\nw = beta * (1 - beta) ** (t - 1)\nanswer = w / w.sum()", "normalised"
+                "dist = np.arange(1, n_keys + 1)\nw = beta * (1 - beta) ** (dist - 1)\nanswer = w / w.sum()", "normalised"
             ),
-            Mistake("t = np.arange(1, n_keys + 1)\nanswer = (1 - beta) * beta ** (t - 1)", "swapped"),
+            Mistake("dist = np.arange(1, n_keys + 1)\nanswer = (1 - beta) * beta ** (dist - 1)", "swapped"),
         ),
     ),
     Exercise(
         key="reflection-angle",
         title="Two reflections make a rotation",
         prompt=(
-            "In a plane, $H_a$ reflects across the line perpendicular to the unit normal $w_a$ at "
-            "$15^\\circ$, $H_b$ across the line perpendicular to $w_b$ at $40^\\circ$ ($H = I - 2ww^\\top$). "
-            "$H_b H_a$ (first $H_a$, then $H_b$) is a rotation: by what angle, in radians, counterclockwise?"
+            "In a plane, $\\mathcal{H}_a$ reflects across the line perpendicular to the unit normal $w_a$ at "
+            "$15^\\circ$, $\\mathcal{H}_b$ across the line perpendicular to $w_b$ at $40^\\circ$ "
+            "($\\mathcal{H} = I - 2ww^\\top$). $\\mathcal{H}_b \\mathcal{H}_a$ (first $\\mathcal{H}_a$, then "
+            "$\\mathcal{H}_b$) is a rotation: by what angle, in radians, counterclockwise?"
         ),
         hint=(
-            "Build both matrices and read the angle of $R = H_b H_a$ with `np.arctan2(R[1, 0], R[0, 0])`, "
-            "or reason: each reflection mirrors an angle θ to 2α − θ."
+            "Build both matrices and read the angle of $R = \\mathcal{H}_b \\mathcal{H}_a$ with "
+            "`np.arctan2(R[1, 0], R[0, 0])`, or reason: a mirror at angle $\\vartheta_a$ sends a vector at angle "
+            "$\\vartheta$ to $2\\vartheta_a - \\vartheta$."
         ),
         setup="angle_a, angle_b = np.radians(15.0), np.radians(40.0)",
         stub="answer = None  # one angle in radians",

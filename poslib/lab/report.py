@@ -46,6 +46,7 @@ from typing import Any
 from .config import LabConfig
 
 __all__ = [
+    "DATA_DEPENDENT",
     "EXTRAPOLATES",
     "GRACEFUL",
     "PASSKEY_DISAGREE",
@@ -56,6 +57,8 @@ __all__ = [
     "beats",
     "category",
     "claim_verdicts",
+    "combine_runs",
+    "datadep_readings",
     "deployed_statuses",
     "deployed_verdicts",
     "extension_scale_agreement",
@@ -1260,3 +1263,97 @@ def extension_scale_agreement(
     for row in rows:
         row["agreement"] = SAME if row["here"] == row["there"] else AT_THRESHOLD if row["near"] else DIFFERS
     return rows
+
+
+# ---- notebook 12: the schemes whose position comes from the data ----------------------------------------------------
+
+DATA_DEPENDENT = ("fox", "fox+rope", "stickbreaking")
+_PER_SCHEME_SECTIONS = ("ppl", "ppl_std", "runs", "passkey", "passkey_std", "passkey_by_depth")
+
+
+def combine_runs(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` with ``extra``'s other schemes added, so that schemes of two runs can be paired seed by seed.
+
+    Both runs must have one configuration (every field but ``schemes``), hence the same seeds, batches,
+    validation bytes and passkey keys; a scheme both hold must have the same per-seed perplexities in
+    both (the same trained model: ``extra`` retrained it as a control), or the pairing would mix two models.
+    The result is for reading only (``run``-level timings and training records stay ``base``'s).
+    """
+    base_cfg, extra_cfg = LabConfig.from_dict(base["config"]), LabConfig.from_dict(extra["config"])
+    differ = {k: v for k, v in base_cfg.differences(extra_cfg).items() if k != "schemes"}
+    if differ:
+        raise ValueError(f"the two runs have different configurations: {differ} (base, extra)")
+    shared = [s for s in extra_cfg.schemes if s in base_cfg.schemes]
+    for scheme in shared:
+        mine = {seed: run["ppl"] for seed, run in base["runs"][scheme].items()}
+        theirs = {seed: run["ppl"] for seed, run in extra["runs"][scheme].items()}
+        if mine != theirs:
+            raise ValueError(f"{scheme!r} differs between the two runs: not the same trained models, nothing to pair")
+    combined = {k: v for k, v in base.items() if k not in _PER_SCHEME_SECTIONS}
+    added = [s for s in extra_cfg.schemes if s not in base_cfg.schemes]
+    combined["config"] = {**base["config"], "schemes": [*base_cfg.schemes, *added]}
+    for key in _PER_SCHEME_SECTIONS:
+        if base.get(key) is None or extra.get(key) is None:
+            combined[key] = None
+            continue
+        combined[key] = {**base[key], **{s: extra[key][s] for s in added}}
+    return combined
+
+
+def datadep_readings(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """What notebook 12's lab section states, from the 08 run (``base``) and the notebook-12 run (``extra``).
+
+    Every comparison is the paired rule (:func:`paired`) on :func:`combine_runs`. Keys:
+
+    * ``falls``: per data-dependent scheme, the per-seed ratios ppl(16×) / ppl(1×) (below 1: perplexity falls
+      with length on that seed);
+    * ``against_base``: per data-dependent scheme and multiple (1, 4, 16), the schemes of ``base`` it beats,
+      ties with and loses to, and those with no perplexity at that length ("not defined");
+    * ``among``: the verdicts among the three (at 16×), as :class:`PairedComparison` objects;
+    * ``rope_growth``: `rope`'s per-seed ratios ppl(16×) / ppl(1×);
+    * ``passkey``: per scheme of ``extra``, the per-seed accuracies at 1× (mean over depths);
+    * ``answer_loss``: per trained scheme of ``extra``, the per-seed passkey answer loss at the end of training
+      (the last point of ``passkey_loss_curve``, nats per digit; guessing among ten digits is ln 10 = 2.303);
+    * ``hybrid``: ``rope_nope_hybrid`` against ``rope`` at 1×, 4× and 16×.
+    """
+    results = combine_runs(base, extra)
+    base_schemes = list(LabConfig.from_dict(base["config"]).schemes)
+    multiples = (1, 4, 16)
+
+    def ratios(scheme: str) -> list[float]:
+        low, high = seed_values(results, scheme, 1), seed_values(results, scheme, 16)
+        assert low is not None and high is not None
+        return [h / lo for lo, h in zip(low, high, strict=True)]
+
+    against: dict[str, dict[int, dict[str, list[str]]]] = {}
+    for scheme in DATA_DEPENDENT:
+        against[scheme] = {}
+        for k in multiples:
+            groups: dict[str, list[str]] = {"beats": [], "ties": [], "loses to": [], "not defined": []}
+            for other in base_schemes:
+                comparison = paired(results, scheme, other, k)
+                if comparison is None:
+                    groups["not defined"].append(other)  # a learned table has no row beyond its length
+                    continue
+                groups[{"a": "beats", "tie": "ties", "b": "loses to"}[comparison.verdict]].append(other)
+            against[scheme][k] = groups
+    among = {
+        (a, b): paired(results, a, b, 16)
+        for i, a in enumerate(DATA_DEPENDENT)
+        for b in DATA_DEPENDENT[i + 1 :]
+    }
+    extra_schemes = list(LabConfig.from_dict(extra["config"]).schemes)
+    answer_loss: dict[str, list[float]] = {}
+    for scheme, by_seed in extra.get("training", {}).items():
+        curves = [rec.get("passkey_loss_curve") or [] for rec in by_seed.values()]
+        if all(curves):
+            answer_loss[scheme] = [float(curve[-1]) for curve in curves]
+    return {
+        "falls": {s: ratios(s) for s in DATA_DEPENDENT},
+        "against_base": against,
+        "among": among,
+        "rope_growth": ratios("rope"),
+        "passkey": {s: passkey_values(results, s, 1) for s in extra_schemes},
+        "answer_loss": answer_loss,
+        "hybrid": {k: paired(results, "rope_nope_hybrid", "rope", k) for k in multiples},
+    }

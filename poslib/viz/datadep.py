@@ -1,6 +1,6 @@
 """Figures for notebook 12 (position from the data): FoX's forget gate, stick-breaking's stick, PaTH's reflections.
 
-* :class:`ForgetGatePlot`: the bias Λ_i − Λ_j of the last query and its attention weights, for a constant
+* :class:`ForgetGatePlot`: the bias Λ_m − Λ_n of the last query and its attention weights, for a constant
   gate (ALiBi's line) beside the same gate with one "reset" token whose gate closes (sliders: the slope
   μ = −log f, the reset token's position and its −log f).
 * :class:`StickBreakingPlot`: the weights of one query against distance for a constant β, beside ALiBi's
@@ -40,11 +40,11 @@ def fox_gates(length: int, slope: float, reset: int, depth: float) -> np.ndarray
 
 
 class ForgetGatePlot(LivePlot):
-    """FoX's bias Σ_{l=j+1..i} log f_l of the last query and its weights (equal content scores), two gate rows.
+    """FoX's bias Σ_{t=n+1..m} log f_t of the last query and its weights (equal content scores), two gate rows.
 
-    Constant gate log f = −μ: the bias is ALiBi's line −μ·(i − j). A reset token r with log f_r = −depth:
-    every key *before* r (j < r) loses ``depth`` − μ more than with the constant gate; the reset token itself
-    (j = r) does not, since the sum starts at j + 1. Weights on a log axis: a straight line with a step at the reset.
+    Constant gate log f = −μ: the bias is ALiBi's line −μ·(m − n). A reset token p with log f_p = −μ_p (``depth``):
+    every key *before* p (n < p) loses μ_p − μ more than with the constant gate; the reset token itself
+    (n = p) does not, since the sum starts at n + 1. Weights on a log axis: a straight line with a step at the reset.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"slope": 0.1, "reset": 20, "depth": 4.0}
@@ -62,7 +62,7 @@ class ForgetGatePlot(LivePlot):
         n = self.length
         log_f = fox_gates(n, self.params["slope"], self.params["reset"], self.params["depth"])
         lam = log_f.cumsum(-1)
-        bias = lam[:, -1:] - lam  # Λ_i − Λ_j for the last query i = n − 1
+        bias = lam[:, -1:] - lam  # Λ_m − Λ_n for the last query m = length − 1
         zeros = np.zeros((2, n, 1))
         _, weights = forgetting_attention(zeros[:, -1:], zeros, zeros, log_f)  # equal content scores
         return {"keys": np.arange(n), "bias": bias, "weights": weights[:, 0], "log_f": log_f}
@@ -70,17 +70,17 @@ class ForgetGatePlot(LivePlot):
     def build(self) -> Figure:
         fig, (a_bias, a_w) = new_figure(9.8, 4.3, ncols=2)
         n = self.length
-        (self.alibi,) = a_bias.plot([], [], "-", color=COLORS[6], lw=1.0, label=r"ALiBi's line $-\mu\,(i-j)$")
+        (self.alibi,) = a_bias.plot([], [], "-", color=COLORS[6], lw=1.0, label=r"ALiBi's line $-\mu\,(m-n)$")
         (self.const_bias,) = a_bias.plot([], [], "o", color=COLORS[0], ms=5, label="FoX, constant gate")
         (self.reset_bias,) = a_bias.plot([], [], "s", color=COLORS[1], ms=4, label="FoX, one reset token")
-        self.line_b = a_bias.axvline(0, color=COLORS[2], ls=":", lw=1.5, label="reset token r")
-        a_bias.set(xlabel="key position j (query i = 31)", ylabel=r"bias $\Lambda_i-\Lambda_j$", xlim=(-1, n))
+        self.line_b = a_bias.axvline(0, color=COLORS[2], ls=":", lw=1.5, label="reset token p")
+        a_bias.set(xlabel="key position n (query m = 31)", ylabel=r"bias $\Lambda_m-\Lambda_n$", xlim=(-1, n))
         a_bias.yaxis.set_major_locator(MaxNLocator(6, integer=True))  # whole numbers: tick labels keep their width
         self.a_bias = a_bias
         (self.const_w,) = a_w.semilogy([], [], "o-", color=COLORS[0], ms=4, lw=1.0, label="constant gate")
         (self.reset_w,) = a_w.semilogy([], [], "s--", color=COLORS[1], ms=4, lw=1.0, label="one reset token")
         self.line_w = a_w.axvline(0, color=COLORS[2], ls=":", lw=1.5)
-        a_w.set(xlabel="key position j", ylabel="attention weight (equal content scores)", xlim=(-1, n))
+        a_w.set(xlabel="key position n", ylabel="attention weight (equal content scores)", xlim=(-1, n))
         a_w.minorticks_off()
         a_w.set_title("The weights: softmax of the bias")
         self.a_w = a_w
@@ -104,9 +104,9 @@ class ForgetGatePlot(LivePlot):
         self.a_w.set_ylim(min(10.0 ** math.floor(math.log10(low)), 1e-3), 1.5)
         before = float(c["weights"][1][:r].sum())
         self.a_bias.set_title(
-            rf"$\log f = -{mu:.2f}$ everywhere, $\log f_r = -{float(self.params['depth']):.1f}$ at r = {r}"
+            rf"$\log f = -{mu:.2f}$ everywhere, $\log f_p = -{float(self.params['depth']):.1f}$ at p = {r}"
         )
-        self.a_w.set_title(f"The weights: keys before r keep {before:.1%} (one reset token)")
+        self.a_w.set_title(f"The weights: keys before p keep {before:.1%} (one reset token)")
 
 
 def stick_weights(beta: float, n_keys: int) -> tuple[np.ndarray, float]:
@@ -157,14 +157,14 @@ class StickBreakingPlot(LivePlot):
         fig, (a_w, a_s) = new_figure(9.8, 4.3, ncols=2)
         (self.sb,) = a_w.semilogy([], [], "o", color=COLORS[0], ms=5, label="stick-breaking")
         (self.al,) = a_w.semilogy([], [], "-", color=COLORS[1], lw=1.5, label=r"ALiBi softmax, $\mu=-\ln(1-\beta)$")
-        a_w.set(xlabel="distance t = i − j (tokens)", ylabel="attention weight")
+        a_w.set(xlabel="distance Δ = m − n (tokens)", ylabel="attention weight")
         a_w.minorticks_off()
         legend_outside(a_w, where="below", ncol=2)
         self.a_w = a_w
-        (self.spent,) = a_s.plot([], [], "o-", color=COLORS[0], ms=3, lw=1.2, label="stick spent on keys ≤ t")
-        (self.left,) = a_s.plot([], [], "s--", color=COLORS[2], ms=3, lw=1.2, label=r"stick left, $(1-\beta)^t$")
+        (self.spent,) = a_s.plot([], [], "o-", color=COLORS[0], ms=3, lw=1.2, label="stick spent on keys ≤ Δ")
+        (self.left,) = a_s.plot([], [], "s--", color=COLORS[2], ms=3, lw=1.2, label=r"stick left, $(1-\beta)^\Delta$")
         self.rest_line = a_s.axhline(0, color=COLORS[4], ls=":", lw=1.5, label="left for the query's own value")
-        a_s.set(xlabel="distance t (tokens)", ylabel="fraction of the stick", ylim=(-0.03, 1.03))
+        a_s.set(xlabel="distance Δ (tokens)", ylabel="fraction of the stick", ylim=(-0.03, 1.03))
         legend_outside(a_s, where="below", ncol=2)
         self.a_s = a_s
         return fig
@@ -192,9 +192,9 @@ def path_normals(phi: float, n_tokens: int) -> np.ndarray:
 
 
 def reflection_path(q: np.ndarray, normals: np.ndarray, beta: float) -> np.ndarray:
-    """The query carried back through the tokens: u_0 = q, u_t = H_{i−t+1} u_{t−1}, H = I − β w wᵀ; ``(n_tokens, 2)``.
+    """The query carried back through the tokens: u_0 = q, u_Δ = ℋ_{m−Δ+1} u_{Δ−1}, ℋ = I − β w wᵀ; ``(n_tokens, 2)``.
 
-    u_t is H_{i−t+1} ⋯ H_i q, so the score on the key t tokens back is u_tᵀ k (what :func:`path_scores` computes).
+    u_Δ is ℋ_{m−Δ+1} ⋯ ℋ_m q, so the score on the key Δ tokens back is u_Δᵀ k (what :func:`path_scores` computes).
     """
     path = [np.asarray(q, dtype=np.float64)]
     for w in normals[::-1][:-1]:  # the query's own token first, the first token never used
@@ -241,19 +241,19 @@ class PathReflectionPlot(LivePlot):
         s = np.linspace(0, 2 * math.pi, 181)
         a_p.plot(np.cos(s), np.sin(s), color="0.75", lw=1.0)
         (self.mirror_a,) = a_p.plot(
-            [0, 0], [-1.3, 1.3], "--", color=COLORS[6], lw=1.0, label="mirror ⊥ w, tokens i, i−2, …"
+            [0, 0], [-1.3, 1.3], "--", color=COLORS[6], lw=1.0, label="mirror ⊥ w, tokens m, m−2, …"
         )
-        (self.mirror_b,) = a_p.plot([], [], "-.", color=COLORS[3], lw=1.2, label="mirror ⊥ w, tokens i−1, i−3, …")
-        (self.carried,) = a_p.plot([], [], "o-", color=COLORS[0], ms=5, lw=0.6, label="PaTH: q after t reflections")
-        (self.rotated,) = a_p.plot([], [], "o", mfc="none", mec=COLORS[1], ms=9, mew=1.5, label="RoPE: q turned by t·φ")
-        (self.start,) = a_p.plot(*self.query(), "*", color=COLORS[4], ms=12, label="q (t = 0)")
+        (self.mirror_b,) = a_p.plot([], [], "-.", color=COLORS[3], lw=1.2, label="mirror ⊥ w, tokens m−1, m−3, …")
+        (self.carried,) = a_p.plot([], [], "o-", color=COLORS[0], ms=5, lw=0.6, label="PaTH: q after Δ reflections")
+        (self.rotated,) = a_p.plot([], [], "o", mfc="none", mec=COLORS[1], ms=9, mew=1.5, label="RoPE: q turned by Δ·φ")
+        (self.start,) = a_p.plot(*self.query(), "*", color=COLORS[4], ms=12, label="q (Δ = 0)")
         a_p.set(xlim=(-1.35, 1.35), ylim=(-1.35, 1.35), aspect="equal", xlabel="plane coordinate 1")
         a_p.set_ylabel("plane coordinate 2")
         legend_outside(a_p, where="below")
         self.a_p = a_p
         (self.s_path,) = a_s.plot([], [], "o-", color=COLORS[0], ms=5, lw=1.0, label="PaTH")
-        (self.s_rope,) = a_s.plot([], [], "s--", color=COLORS[1], ms=4, lw=1.0, label=r"RoPE, $\cos(t\varphi)$")
-        a_s.set(xlabel="distance t = i − j (tokens)", ylabel=r"score $q_i^\top H_i\cdots H_{j+1}k_j$ (k = q)")
+        (self.s_rope,) = a_s.plot([], [], "s--", color=COLORS[1], ms=4, lw=1.0, label=r"RoPE, $\cos(\Delta\varphi)$")
+        a_s.set(xlabel="distance Δ = m − n (tokens)", ylabel=r"score $q_m^\top \mathcal{H}_m\cdots \mathcal{H}_{n+1}k_n$ (k = q)")
         a_s.set(xlim=(-0.5, self.n_tokens - 0.5), ylim=(-1.1, 1.1))
         legend_outside(a_s, where="below", ncol=2)
         self.a_s = a_s
@@ -272,7 +272,7 @@ class PathReflectionPlot(LivePlot):
         self.a_p.set_title(f"Normals at 0° and φ = {phi_deg:.0f}°, β = {beta:.2f}")
         even = float(np.abs(c["path"] - c["rope"])[::2].max())
         self.a_s.set_title(
-            f"Two reflections turn by 2φ = {2 * phi_deg:.0f}°: PaTH = RoPE at even t"
+            f"Two reflections turn by 2φ = {2 * phi_deg:.0f}°: PaTH = RoPE at even Δ"
             if even < 1e-9
-            else f"β = {beta:.2f}: not reflections; at even t PaTH − RoPE reaches {even:.2f}"
+            else f"β = {beta:.2f}: not reflections; at even Δ PaTH − RoPE reaches {even:.2f}"
         )

@@ -53,6 +53,12 @@ SCHEME_STYLE: dict[str, dict[str, Any]] = {
     "rope+ft_pi": dict(color="#E69F00", ls="-", marker="v", mfc="white"),
     "rope+ft_ntk": dict(color="#009E73", ls="-", marker="^", mfc="white"),
     "rope+ft_yarn": dict(color="#56B4E9", ls="-", marker=">", mfc="white"),
+    # notebook 12: position from the data (no index), dashed; the RoPE/NoPE hybrid in RoPE's family
+    "fox": dict(color="#6a3d9a", ls="--", marker="o"),
+    "fox+rope": dict(color="#cab2d6", ls="--", marker="^", mec="#6a3d9a"),
+    "stickbreaking": dict(color="#e7298a", ls="--", marker="s"),
+    "rope_nope_hybrid": dict(color="#1f77b4", ls=":", marker="x", mfc="white"),
+    "rope+dca": dict(color="#1b9e77", ls="-.", marker="*"),
 }
 
 
@@ -207,9 +213,12 @@ def passkey_map_figure(results: dict[str, Any], schemes: Sequence[str], *, ncols
     return fig
 
 
-def ppl_and_passkey_figure(results: dict[str, Any], schemes: Sequence[str]) -> Figure:
+def ppl_and_passkey_figure(results: dict[str, Any], schemes: Sequence[str], *, log_ppl: bool = False) -> Figure:
     """Perplexity (left) and passkey accuracy (right) against length: seed mean, bars from the lowest to the
-    highest seed (a range, not ± a standard deviation, so an accuracy bar never leaves [0, 1])."""
+    highest seed (a range, not ± a standard deviation, so an accuracy bar never leaves [0, 1]).
+
+    ``log_ppl``: a log perplexity axis with plain tick labels, for curves that rise by ×5 beside flat ones.
+    """
     lens, train_len = list(results["config"]["eval"]["eval_lens"]), results["config"]["model"]["train_len"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9.8, 4.6), layout="constrained")
     for ax, key in zip((left, right), ("ppl", "passkey"), strict=True):
@@ -234,6 +243,12 @@ def ppl_and_passkey_figure(results: dict[str, Any], schemes: Sequence[str]) -> F
         ax.set_xticks(lens, [f"{L}\n({L // train_len}×)" for L in lens])
         ax.set_xlabel("evaluation length L (bytes; log scale)")
         ax.grid(alpha=0.3, which="both")
+    if log_ppl:
+        left.set_yscale("log")
+        low, high = left.get_ylim()
+        ticks = [t for t in (2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 100, 200) if low <= t <= high]
+        left.set_yticks(ticks, [str(t) for t in ticks])
+        left.minorticks_off()
     left.set_ylabel("validation perplexity (bytes)")
     left.set_title("Perplexity: lower is better", fontsize=11)
     right.set_ylabel("passkey exact-match accuracy (mean over depths)")
