@@ -11,7 +11,9 @@ date (then its hash is updated with ``skeleton --update``). Markdown documents (
 are cut into sections at their headings; section k has the id ``s<k>``.
 
 ``check`` also holds each block to its English cell: the same formulas ($…$ and $$…$$), code spans, link targets
-and digits (as multisets: Chinese word order may move them), and some Chinese in it.
+and numbers (as multisets: Chinese word order may move them), and some Chinese in it. Numbers are seen in every
+form (compare_numbers): signs and superscript exponents in digits, Chinese number, fraction and magnitude words
+(三, 七分之一, 数千, 两倍, 百分之五) against the English's digits and words ("a seventh", "thousands", "twice", "2×").
 
 Commands:
   status                    per file: cells translated, missing, stale
@@ -38,6 +40,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +61,6 @@ _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(?:\\.|[^$\\\n]|\n(?![ \t]*\n))+?\
 _CODE = re.compile(r"(`+)(.+?)\1", re.S)
 _LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|\bhref=\"([^\"]+)\"")
 _ANCHOR = re.compile(r"\bid=\"([^\"]+)\"")
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -165,16 +167,296 @@ def compare(english: str, translated: str) -> list[str]:
         ("code spans", ec, tc),
         ("link targets", el, tl),
         ("anchors (id=)", _ANCHOR.findall(english), _ANCHOR.findall(translated)),
-        ("numbers", _DIGITS.findall(er), _DIGITS.findall(tr)),
     ):
         ca, cb = collections.Counter(a), collections.Counter(b)
         if ca != cb:
             lost, added = list((ca - cb).elements()), list((cb - ca).elements())
             problems.append(f"{what} differ: English only {lost[:4]}, translation only {added[:4]}")
+    problems += compare_numbers(er, tr)
     if _CJK.search(er) is None and re.search(r"[A-Za-z]{3,}", er) is None:
         return problems  # nothing to translate (a formula or a table of numbers)
     if not _CJK.search(tr):
         problems.append("no Chinese in it (still the English text?)")
+    return problems
+
+
+# ----------------------------------------------------------------------------- numbers in every form
+#
+# The digits of a block are compared with the English as strings (a multiset: Chinese word order may move them),
+# with the sign before a number in prose and a superscript exponent as part of it ("−8", "10⁶" → "10^6") and a
+# digit fraction as one number ("1/7"). Numbers in words are read on both sides into values, a quantity in words
+# may stand for one in digits on the other side ("twice" / "2倍", "2×" / "两倍"), and
+#   every Chinese number word (三, 两倍, 七分之一, 数千, 百分之五, 第三) must be a value the English has, in any
+#   form (digits, words, ordinals, fractions, "×", "N times", "N%");
+#   every English fraction, multiple or magnitude in words ("a seventh", "one in seven", "twice", "thousands")
+#   must be a value the Chinese has.
+# The value 1 of a plain word (一, "one") is never read: in both languages it is mostly an article ("一个", "a").
+# A magnitude (数千 "thousands", 几百 "a few hundred") is a value of its own, ("~", 1000), equal to no number.
+
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+", strict=True))
+_SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_NUMBER = re.compile(
+    # a sign before a number in prose: not after a letter (Latin, Greek), a digit or a bracket (top-3, x−1, 5-8)
+    rf"(?:(?<![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff)\]}}.,{_SUP}])([-−+±]))?"
+    rf"(\d+(?:[.,]\d+)*(?:/\d+(?:\.\d+)?)?)"  # digits; a fraction a/b is one number
+    rf"([⁻⁺]?[{_SUP}]+)?"  # a superscript exponent: 10⁶
+    rf"|([⁻⁺]?[{_SUP}]+)"  # superscript digits after a letter or bracket: n², (1 − β)⁶
+)
+
+# ("n", Fraction) for a number, ("×", Fraction) for a multiple (两倍, "twice"), ("~", 10**k) for a magnitude
+# ("thousands", 数千) and ("~", "%") for "a few percent" (百分之几)
+Quantity = tuple
+
+
+def _value(digits: str) -> Fraction | None:
+    """The value of a digit string as written in prose (47,000; 0.5; 1/7); None when it is not one number (1,2)."""
+    if "/" in digits:
+        a, b = (_value(p) for p in digits.split("/", 1))
+        return a / b if a is not None and b else None
+    if "," in digits:
+        if not re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", digits):
+            return None
+        digits = digits.replace(",", "")
+    try:
+        return Fraction(digits)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def number_tokens(text: str) -> list[tuple[str, Fraction | None]]:
+    """Every number written in digits: (its normal form, its value). "−8" and "-8" are one form."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        sign, digits, exponent, alone = m.groups()
+        if alone:
+            exp = "".join(_SUPERSCRIPT[c] for c in alone)
+            out.append((f"^{exp}", None))
+            continue
+        sign = {"−": "-"}.get(sign or "", sign or "")
+        value = _value(digits)
+        form = sign + digits
+        if exponent:
+            exp = "".join(_SUPERSCRIPT[c] for c in exponent)
+            form += f"^{exp}"
+            value = value ** int(exp) if value is not None and abs(int(exp)) <= 30 and value else None
+        if value is not None and sign == "-":
+            value = -value
+        out.append((form, value))
+    return out
+
+
+# Chinese words that hold a numeral character and are not numbers
+ZH_NOT_NUMBERS = (
+    "一些", "一样", "统一", "唯一", "一起", "万一", "一致", "一般", "一直", "一旦", "一定", "一切",
+    "一再", "同一", "逐一", "一一", "一下", "一点", "一方面", "一边", "一向", "一律", "一同", "一贯", "一味",
+    "一时", "一番", "三角", "再三", "千万", "百科", "十足", "二进制", "不二", "独一无二", "一模一样",
+    "五花八门", "乱七八糟", "四面八方", "七嘴八舌", "一五一十", "百分点", "百分比", "百川", "两者", "二者", "两边",
+    "两端", "两半",
+)  # fmt: skip
+# and 之一 ("one of"), 十分 ("very"), 零点零几 ("a few hundredths"), except in a fraction: 七分之一, 十分之一
+_ZH_NOT_NUMBER = re.compile(
+    "|".join(sorted(ZH_NOT_NUMBERS, key=len, reverse=True)) + "|(?<!分)之一|十分(?!之)|零点[零几]+"
+)
+_ZH_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
+_ZH_BIG = {"万": 10**4, "亿": 10**8}
+_ZH_NUM = "[零〇一二两三四五六七八九十百千万亿]+"
+_ZH_WORD = re.compile(
+    rf"(?P<frac_d>{_ZH_NUM}|\d+)\s*分之\s*(?P<frac_n>{_ZH_NUM}|\d+|几)"  # 七分之一, 百分之五, 百分之几
+    rf"|(?P<vague>[数几]|上(?=[百千万亿])|数以(?=[十百千万亿]+计))(?P<mag>[十百千万亿]+)"  # 数千, 几百, 上千, 数以百计
+    rf"|(?P<quarter>一刻钟)"  # a quarter of an hour
+    rf"|(?P<half>一半)"
+    rf"|(?P<twice>[加翻]倍|双倍)"
+    rf"|(?P<ord>第)?(?P<num>{_ZH_NUM})(?P<times>\s*倍(?!数))?"
+)
+
+
+def zh_numeral(word: str) -> int | None:
+    """The value of a Chinese numeral (三, 十二, 两千, 一百万, 十亿); None for a run that is not one (三四)."""
+    total, section, digit = 0, 0, None
+    for ch in word:
+        if ch in _ZH_DIGIT:
+            if digit is not None:
+                return None
+            digit = _ZH_DIGIT[ch]
+        elif ch in _ZH_UNIT:
+            section += (1 if digit is None else digit) * _ZH_UNIT[ch]
+            digit = None
+        else:
+            section += digit or 0
+            total = (total + (section or (0 if total else 1))) * _ZH_BIG[ch]
+            section, digit = 0, None
+    return total + section + (digit or 0)
+
+
+def zh_quantities(text: str) -> list[tuple[str, Quantity]]:
+    """The numbers a Chinese text writes in words: (the words, their value). Words such as 一些, 统一, 之一, 十分
+    ("very") are not numbers; a lone 一 is an article more often than a number and is not read."""
+    text = _ZH_NOT_NUMBER.sub(lambda m: "□" * len(m.group(0)), text)
+    out: list[tuple[str, Quantity]] = []
+    for m in _ZH_WORD.finditer(text):
+        g = m.groupdict()
+        if g["frac_d"]:
+            d = int(g["frac_d"]) if g["frac_d"].isdigit() else zh_numeral(g["frac_d"])
+            if g["frac_n"] == "几":
+                if d == 100:
+                    out.append((m.group(0), ("~", "%")))
+                continue
+            n = int(g["frac_n"]) if g["frac_n"].isdigit() else zh_numeral(g["frac_n"])
+            if d and n is not None:
+                out.append((m.group(0), ("n", Fraction(n) if d == 100 else Fraction(n, d))))
+        elif g["vague"]:
+            v = zh_numeral(g["mag"])
+            if v:
+                out.append((m.group(0), ("~", v)))
+        elif g["half"]:
+            out.append((m.group(0), ("n", Fraction(1, 2))))
+        elif g["quarter"]:
+            out.append((m.group(0), ("n", Fraction(1, 4))))
+        elif g["twice"]:
+            out.append((m.group(0), ("×", Fraction(2))))
+        else:
+            v = zh_numeral(g["num"])
+            if v is not None and (v != 1 or g["times"]):
+                out.append((m.group(0), ("×" if g["times"] else "n", Fraction(v))))
+    return out
+
+
+_EN_CARDINAL = {
+    w: k
+    for k, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_EN_SCALE = {"dozen": 10, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_EN_ORDINAL = {
+    w: k
+    for k, w in enumerate("_ first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())
+    if k
+} | {"hundredth": 100, "thousandth": 1000, "millionth": 10**6}
+_EN_FRACTION_NAME = (
+    {"half": 2, "quarter": 4, "quarters": 4}
+    | {w: k for w, k in _EN_ORDINAL.items() if k >= 3}
+    | {w + "s": k for w, k in _EN_ORDINAL.items() if k >= 3}
+)
+_EN_PAIR = dict.fromkeys(("both", "either", "neither", "pair", "pairs", "halves"), 2)  # the two of them: 两, 二者
+_EN_COUNT = "|".join([*_EN_CARDINAL, r"\d+", "a", "an"])
+_EN_WORD = re.compile(
+    rf"\b(?:(?P<fn>{_EN_COUNT})[\s-]+(?P<fd>{'|'.join(_EN_FRACTION_NAME)})\b"  # a seventh, two thirds, one half
+    rf"|(?P<half>half|quarter)\b"
+    rf"|(?P<in_n>{_EN_COUNT})\s+(?:in|out\s+of)\s+(?P<in_d>{'|'.join(_EN_CARDINAL)}|\d+)\b"  # one in seven
+    rf"|(?:(?P<few>a\s+few|several|few|some)\s+)?(?P<mag>tens|dozens|hundreds|thousands|millions|billions)"
+    rf"(?:\s+of\s+(?P<mag2>thousands|millions))?\b"
+    rf"|(?P<fewscale>a\s+few|several|few)\s+(?P<scale>dozen|hundred|thousand|million|billion)\b"
+    rf"|(?P<twice>twice|double[sd]?|doubling|thrice|triple[sd]?|quadruple[sd]?)\b"
+    rf"|(?P<fold>{'|'.join(_EN_CARDINAL)}|\d+)-?fold\b"
+    rf"|(?P<times>{'|'.join(_EN_CARDINAL)}|\d+)\s+times\b"
+    rf"|(?P<zero>zeros|zeroes|vanish\w*)\b"  # "zeros elsewhere" 其余都是零, "a vanishing share" 趋于零
+    rf"|(?P<word>{'|'.join([*_EN_CARDINAL, *_EN_SCALE, *_EN_ORDINAL, *_EN_PAIR])})\b)",
+    re.I,
+)
+_MAGNITUDE = {"tens": 10, "dozens": 10, "hundreds": 100, "thousands": 1000, "millions": 10**6, "billions": 10**9}
+
+
+def _en_count(word: str) -> int | None:
+    word = word.lower()
+    return 1 if word in ("a", "an") else int(word) if word.isdigit() else _EN_CARDINAL.get(word)
+
+
+def en_quantities(text: str) -> tuple[list[tuple[str, Quantity]], set[Quantity]]:
+    """(the fractions, multiples and magnitudes an English text writes in words, which the Chinese must have;
+    every value the English names in words, in any reading: "third" is 3 and 1/3, "two hundred" 2, 100 and 200)."""
+    strong: list[tuple[str, Quantity]] = []
+    pool: set[Quantity] = set()
+    words = list(_EN_WORD.finditer(text))
+    for k, m in enumerate(words):
+        g = {key: (v.lower() if v else v) for key, v in m.groupdict().items()}
+        if g["fd"]:
+            n, d = _en_count(g["fn"]), _EN_FRACTION_NAME[g["fd"]]
+            strong.append((m.group(0), ("n", Fraction(n, d))))
+            pool |= {("n", Fraction(n)), ("n", Fraction(d))}
+        elif g["half"]:
+            strong.append((m.group(0), ("n", Fraction(1, 2 if g["half"] == "half" else 4))))
+        elif g["in_n"]:
+            n, d = _en_count(g["in_n"]), _en_count(g["in_d"])
+            if d:
+                strong.append((m.group(0), ("n", Fraction(n, d))))
+                pool |= {("n", Fraction(n)), ("n", Fraction(d))}
+        elif g["mag"]:
+            v = _MAGNITUDE[g["mag"]] * (_MAGNITUDE[g["mag2"]] if g["mag2"] else 1)
+            strong.append((m.group(0), ("~", v)))
+        elif g["fewscale"]:
+            strong.append((m.group(0), ("~", _EN_SCALE[g["scale"]])))
+        elif g["zero"]:
+            pool.add(("n", Fraction(0)))
+        elif g["twice"]:
+            v = 2 if g["twice"].startswith(("twice", "doubl")) else 3 if g["twice"][:4] in ("thri", "trip") else 4
+            strong.append((m.group(0), ("×", Fraction(v))))
+            pool.add(("n", Fraction(v)))  # "twice" is also 两次
+        elif g["fold"]:
+            strong.append((m.group(0), ("×", Fraction(_en_count(g["fold"]) or 0))))
+        elif g["times"]:
+            pool |= {("×", Fraction(_en_count(g["times"]) or 0)), ("n", Fraction(_en_count(g["times"]) or 0))}
+        else:
+            w = g["word"]
+            v = {**_EN_PAIR, **_EN_ORDINAL, **_EN_SCALE, "dozen": 12, **_EN_CARDINAL}[w]
+            pool.add(("n", Fraction(v)))
+            if w in _EN_ORDINAL and _EN_ORDINAL[w] >= 3:
+                pool.add(("n", Fraction(1, _EN_ORDINAL[w])))
+            if w in _EN_SCALE and k and words[k - 1].group("word") and words[k - 1].end() + 1 == m.start():
+                prev = words[k - 1].group("word").lower()
+                if prev in _EN_CARDINAL:
+                    pool.add(("n", Fraction(_EN_CARDINAL[prev] * _EN_SCALE[w])))
+    for m in re.finditer(r"(\d+(?:\.\d+)?)\s*×|×\s*(\d+(?:\.\d+)?)", text):  # 2×, ×2
+        pool.add(("×", Fraction(m.group(1) or m.group(2))))
+    for m in re.finditer(r"(\d+(?:\.\d+)?) ?(?:%|percent|per cent)", text):
+        pool |= {("n", Fraction(m.group(1))), ("n", Fraction(m.group(1)) / 100)}
+    if re.search(r"\b(?:a few|several) (?:percent|per cent|percentage points)", text):
+        pool.add(("~", "%"))
+    pool |= {q for _, q in strong} | {q for _, q in zh_quantities(text)}
+    return strong, pool
+
+
+def compare_numbers(english: str, translated: str) -> list[str]:
+    """What a translation changed in the numbers of a text (its formulas, code and links taken out)."""
+    problems = []
+    en_tokens, zh_tokens = number_tokens(english), number_tokens(translated)
+    en_strong, en_pool = en_quantities(english)
+    zh_words = zh_quantities(translated)
+    values = dict(en_tokens) | dict(zh_tokens)
+    ca = collections.Counter(f for f, _ in en_tokens)
+    cb = collections.Counter(f for f, _ in zh_tokens)
+    lost, added = list((ca - cb).elements()), list((cb - ca).elements())
+
+    def same(q: Quantity, value: Fraction | None) -> bool:
+        return value is not None and q[0] in ("n", "×") and q[1] == value
+
+    # a number in digits on one side may be in words on the other: 2× / 两倍, 1/7 / 七分之一, 10⁶ / 百万
+    for form in list(lost):
+        match = next((w for w in zh_words if same(w[1], values[form])), None)
+        if match:
+            lost.remove(form)
+            zh_words.remove(match)
+    for form in list(added):
+        match = next((w for w in en_strong if same(w[1], values[form])), None)
+        if match or any(same(q, values[form]) for q in en_pool):
+            added.remove(form)
+            if match:
+                en_strong.remove(match)
+    if lost or added:
+        problems.append(f"numbers differ: English only {lost[:4]}, translation only {added[:4]}")
+    en_values = en_pool | {("n", v) for _, v in en_tokens if v is not None}
+    en_values |= {("n", v / 100) for f, v in en_tokens if v is not None}  # 50 % is 一半
+    zh_values = {q for _, q in zh_words} | {("n", v) for _, v in zh_tokens if v is not None}
+    zh_values |= {("×", Fraction(m.group(1))) for m in re.finditer(r"(\d+(?:\.\d+)?)\s*倍", translated)}  # 2 倍
+    if "半" in translated:  # half-split 半分布局, half a token 半个 token, the second half 后半段
+        zh_values.add(("n", Fraction(1, 2)))
+    only_zh = [w for w, q in zh_words if q not in en_values]
+    # "twice" may be 两次 as well as 两倍
+    only_en = [w for w, q in en_strong if q not in zh_values and not (q[0] == "×" and ("n", q[1]) in zh_values)]
+    if only_zh or only_en:
+        problems.append(f"number words differ: English only {only_en[:4]}, translation only {only_zh[:4]}")
     return problems
 
 
