@@ -16,6 +16,11 @@ def _by_formula(method: str, length: int, w: int, leak: float, G: int) -> np.nda
         d = np.where(d < w, d, w + (d - w) / leak)
     elif method == "Self-Extend":
         d = np.where(d < w, d, (m // G + w - w // G) - n // G)
+    elif method == "Dual Chunk Attention":  # fixed settings: chunks of s = chunk_size − local_window tokens
+        c, s = VX.DCA_CHUNK_SIZE, VX.DCA_CHUNK_SIZE - VX.DCA_LOCAL_WINDOW
+        back = m // s - n // s  # 0: same chunk, 1: the chunk before, 2+: farther
+        query = np.where(back == 0, m % s, np.where(back == 1, np.minimum(m % s + s, c), min(2 * s - 1, c)))
+        d = (query - n % s).astype(float)
     return np.where(m >= n, d, np.nan)
 
 
@@ -29,7 +34,7 @@ def test_remap_distances_are_the_formulas(method, length, w, leak, G):
 
 def test_remap_distances_rejects_an_unknown_method():
     with pytest.raises(ValueError, match="method must be one of"):
-        VX.remap_distances("DCA", 8)
+        VX.remap_distances("DCA", 8)  # the dropdown's name is "Dual Chunk Attention"
 
 
 def test_plot_draws_the_matrix_and_the_last_row():

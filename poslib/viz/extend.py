@@ -14,14 +14,18 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..dca import dual_chunk_relative_positions
 from ..remap import rerope_relative_positions, self_extend_relative_positions
 from ._live import LivePlot
 from .style import legend_outside, new_figure
 
-__all__ = ["REMAP_METHODS", "RemapDistancePlot", "remap_distances"]
+__all__ = ["DCA_CHUNK_SIZE", "DCA_LOCAL_WINDOW", "REMAP_METHODS", "RemapDistancePlot", "remap_distances"]
 
 # label shown in the dropdown -> what poslib computes
-REMAP_METHODS = ("plain RoPE", "ReRoPE", "Leaky ReRoPE", "Self-Extend")
+REMAP_METHODS = ("plain RoPE", "ReRoPE", "Leaky ReRoPE", "Self-Extend", "Dual Chunk Attention")
+# DCA at the lab's settings for L_train = 64, ChunkLlama's defaults for the pretraining length L:
+# chunk_size = 3L/4, local_window = L/8 (HKUNLP/ChunkLlama, chunkllama_attn_replace.py)
+DCA_CHUNK_SIZE, DCA_LOCAL_WINDOW = 48, 8
 
 
 def remap_distances(
@@ -32,7 +36,9 @@ def remap_distances(
     Future keys (n > m) are NaN: the causal mask removes them, whatever a remap gives them.
     ``window`` is ReRoPE's w and Self-Extend's neighbour window w (LongLM's W); ``leak`` is Leaky ReRoPE's factor;
     ``group_size`` is Self-Extend's G (the defaults are the lab's: L_train / 4 = 16, Su's 16, and the
-    smallest G that keeps 256 tokens in range). Distances are query − key, m − n, as in :mod:`poslib.remap`.
+    smallest G that keeps 256 tokens in range). Dual Chunk Attention takes none of them: it is drawn at the
+    lab's settings, :data:`DCA_CHUNK_SIZE` and :data:`DCA_LOCAL_WINDOW` (:func:`poslib.dual_chunk_relative_positions`).
+    Distances are query − key, m − n, as in :mod:`poslib.remap`.
     """
     if method == "plain RoPE":
         m = np.arange(length)
@@ -43,6 +49,10 @@ def remap_distances(
         d = rerope_relative_positions(length, window=window, leak=leak)
     elif method == "Self-Extend":
         d = self_extend_relative_positions(length, group_size=group_size, neighbor_window=window).astype(np.float64)
+    elif method == "Dual Chunk Attention":
+        d = dual_chunk_relative_positions(
+            length, chunk_size=DCA_CHUNK_SIZE, local_window=DCA_LOCAL_WINDOW
+        ).astype(np.float64)
     else:
         raise ValueError(f"method must be one of {list(REMAP_METHODS)}, got {method!r}")
     return np.where(np.tri(length, dtype=bool), d, np.nan)
@@ -77,6 +87,7 @@ class RemapDistancePlot(LivePlot):
         {"method": "ReRoPE", "window": 32},
         {"method": "plain RoPE", "length": 512},
         {"method": "Self-Extend", "length": 1024, "group_size": 22},
+        {"method": "Dual Chunk Attention", "length": 256},
     ]
     train_len = 64
     max_length = 1024
@@ -159,6 +170,7 @@ class RemapDistancePlot(LivePlot):
             "ReRoPE": f"w = {int(p['window'])}",
             "Leaky ReRoPE": f"w = {int(p['window'])}, leak {float(p['leak']):g}",
             "Self-Extend": f"w = {int(p['window'])}, G = {int(p['group_size'])}",
+            "Dual Chunk Attention": f"chunk_size {DCA_CHUNK_SIZE}, local_window {DCA_LOCAL_WINDOW}",
         }[method]
         self.map_title.set_text(f"{method} ({details}), {length:,} tokens")
         true = np.arange(length)
@@ -166,7 +178,7 @@ class RemapDistancePlot(LivePlot):
         self.plain.set_data(true, true)
         self.row.set_data(true, last)
         self.window_mark.set_xdata([p["window"], p["window"]])
-        self.window_mark.set_visible(method != "plain RoPE")
+        self.window_mark.set_visible(method not in ("plain RoPE", "Dual Chunk Attention"))
         causal = ~np.isnan(d)
         unseen = int((d[causal] > self.train_len - 1).sum())
         largest = np.nanmax(d)
