@@ -44,6 +44,7 @@ from .extend import (
 from .model import LabModel, WeightedOutput
 from .passkey import passkey_batch
 from .report import (
+    DATA_DEPENDENT,
     DISTANCE_REMAPS,
     FINETUNED,
     FREQUENCY_SCALINGS,
@@ -54,7 +55,9 @@ from .report import (
     beats,
     category,
     claim_verdicts,
+    combine_runs,
     comparison_table,
+    datadep_readings,
     deployed_statuses,
     deployed_verdicts,
     disagreements,
@@ -107,6 +110,7 @@ from .train import lr_at, train_model
 RESULTS_DIR: Path = Path(__file__).resolve().parents[2] / "results"
 
 __all__ = [
+    "DATA_DEPENDENT",
     "DISTANCE_REMAPS",
     "EXTENSION_VARIANTS",
     "FINETUNED",
@@ -141,7 +145,9 @@ __all__ = [
     "beats",
     "category",
     "claim_verdicts",
+    "combine_runs",
     "comparison_table",
+    "datadep_readings",
     "deployed_remaps",
     "deployed_statuses",
     "deployed_verdicts",
