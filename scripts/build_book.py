@@ -499,7 +499,7 @@ LABELS = {
     "zh": {
         "contents": "目录",
         "glossary": "术语表",
-        "notation": "记号",
+        "notation": "记号表",
         "position": "（第 {} 页，共 {} 页）",
         "nav": "课程导航（{}）",
     },
@@ -753,7 +753,7 @@ def _chinese_contents(notebooks: list[Page], sections: dict[str, list[tuple[str,
         "",
     ]
     lines += _contents_list(notebooks, sections)
-    lines += ["", "## 参考", "", "- [中英术语表](glossary.html)", "- [记号：各篇笔记本所用的符号](notation.html)"]
+    lines += ["", "## 参考", "", "- [中英术语表](glossary.html)", "- [记号表：各篇笔记本所用的记号](notation.html)"]
     return "\n".join(lines) + "\n"
 
 

@@ -637,7 +637,7 @@ def course_map_cell(index: int, nb: Any, lang: str) -> str:
     return (
         f'<a id="{course_map.HEADER_ID}"></a>\n'
         f"**笔记本 {index:02d} / {last:02d}**，出自《{COURSE_TITLE_ZH}》\n\n"  # no link: course_map.TOOLBAR_CLEAR
-        f"{prev} · {nxt} · [中英术语表 glossary](../docs/glossary.md) · [记号](../docs/notation.md) · "
+        f"{prev} · {nxt} · [中英术语表 glossary](../docs/glossary.md) · [记号表](../docs/notation.md) · "
         f"[练习](#{course_map.EXERCISES_ID})\n\n"
         f"<details open><summary>课程地图</summary>\n\n{' · '.join(links)}\n\n</details>\n\n"
         f"**学完本篇，你能够**\n\n{objectives}\n\n"

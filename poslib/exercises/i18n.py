@@ -8,7 +8,7 @@ language cannot come from the code: ``language()`` reads it from the environment
 The Chinese is a catalogue, ``i18n/zh/exercises.md``: plain text, one block per English phrase::
 
     <!-- en: off by one: the offsets are 0 … 20 (21 values, the first one is 0) -->
-    差一：偏移量是 0 … 20（共 21 个值，第一个是 0）
+    差一错误：偏移量是 0 … 20（共 21 个值，第一个是 0）
 
 A phrase is matched exactly, else with every number in it (``21``, ``0.5``, ``62,832``, ``1.01e9``) read as
 a placeholder: the entry above also answers "the offsets are 0 … 30 (31 values, …)", with the numbers put back
