@@ -1,0 +1,57 @@
+"""Planted bugs of issue 38's lab readings: notebook 12's schemes paired with notebook 08's run.
+
+Two mistakes the readings invite: pairing rows of two runs whose shared model differs (then "seed by seed"
+compares different models), and a verdict from the mean paired difference alone (the unpaired reading the
+paired rule replaced: a scheme lower on two seeds of three then "beats" the other).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import poslib.lab.report as report
+
+from . import bug, swap
+
+
+@bug(
+    "lab_combine_mixes_models",
+    "combine_runs pairs two runs without checking that the model they share is the same one",
+    tests=("tests/test_lab_datadep.py::test_combine_runs_refuses_two_different_models_under_one_name",),
+    notebooks=("notebooks/08_extrapolation_lab.ipynb",),
+    thread="issue 38 (the lab's new schemes placed in 08's tables with the paired rule)",
+)
+def _lab_combine_mixes_models() -> None:
+    original = report.combine_runs
+
+    def unchecked(base: Any, extra: Any) -> dict[str, Any]:
+        extra = copy.deepcopy(dict(extra))
+        for scheme in extra["runs"]:
+            if scheme in base["runs"]:
+                extra["runs"][scheme] = base["runs"][scheme]  # what the check compares: made to agree
+        return original(base, extra)
+
+    swap(report.combine_runs, unchecked)
+
+
+@bug(
+    "lab_datadep_paired_by_mean",
+    "the paired comparison decides by the mean paired difference alone, whatever each seed says",
+    tests=("tests/test_lab_datadep.py::test_readings_are_the_files_numbers",),
+    notebooks=("notebooks/12_position_from_the_data.ipynb",),
+    thread="issue 38 (the paired rule: worse on no seed)",
+)
+def _lab_datadep_paired_by_mean() -> None:
+    original = report.paired
+
+    def by_mean(results: Any, a: str, b: str, multiple: int = 8, metric: str = "ppl") -> Any:
+        comparison = original(results, a, b, multiple, metric)
+        if comparison is None:
+            return None
+        n, lower = comparison.n, comparison.mean < 0
+        better_sign = lower if metric == "ppl" else not lower
+        better, worse = (n, 0) if better_sign else (0, n)
+        return report.PairedComparison(a, b, metric, multiple, comparison.diffs, better, worse)
+
+    swap(report.paired, by_mean)
