@@ -55,3 +55,45 @@ def _lab_datadep_paired_by_mean() -> None:
         return report.PairedComparison(a, b, metric, multiple, comparison.diffs, better, worse)
 
     swap(report.paired, by_mean)
+
+
+@bug(
+    "lab_fox_gate_from_key",
+    "the lab's FoX layer counts the key's own gate: Λ_m − Λ_{n−1} instead of Λ_m − Λ_n",
+    tests=(
+        "tests/test_lab.py::test_fox_layer_is_poslib_forgetting_attention_with_the_layers_own_gates",
+    ),
+    notebooks=("notebooks/12_position_from_the_data.ipynb",),
+    thread="issue 38 (notebook 12's replay of the committed lab run)",
+)
+def _lab_fox_gate_from_key() -> None:
+    import poslib.lab.schemes as schemes
+    from poslib.attn import mask_future
+
+    def from_key(log_f: Any) -> Any:
+        lam = log_f.double().cumsum(-1)
+        return mask_future((lam[..., :, None] - (lam - log_f.double())[..., None, :]).float())
+
+    swap(schemes.forgetting_bias, from_key)
+
+
+@bug(
+    "lab_stickbreaking_renormalised",
+    "the lab's stick-breaking layer renormalises its weights to sum to 1 (a softmax's habit), leaving no rest",
+    tests=(
+        "tests/test_lab.py::test_stickbreaking_layer_is_poslib_stickbreaking_attention_with_the_rest_to_a_learned_vector",
+    ),
+    notebooks=("notebooks/12_position_from_the_data.ipynb",),
+    thread="issue 38 (notebook 12's replay of the committed lab run)",
+)
+def _lab_stickbreaking_renormalised() -> None:
+    import poslib.lab.schemes as schemes
+
+    original = schemes.stickbreaking_weights
+
+    def renormalised(q: Any, k: Any, scale: float) -> Any:
+        A, rest = original(q, k, scale)
+        total = A.sum(-1, keepdim=True)
+        return A / total.clamp(min=1e-30), rest * 0.0
+
+    swap(schemes.stickbreaking_weights, renormalised)
