@@ -795,6 +795,13 @@ def _content(fp: str | bytes | None) -> object:
     return fp.split("|", 1)[1] if isinstance(fp, str) else fp
 
 
+_JS_SLIDER_VALUE = """e => {
+  const box = e.closest('.widget-hslider, .widget-vslider');
+  const readout = box && box.querySelector('.widget-readout');
+  return (e.getAttribute('aria-valuenow') || '') + '|' + (readout ? readout.textContent.trim() : '');
+}"""
+
+
 def move_first_slider(page, plan: NotebookPlan, cell_index: int, shots: Path) -> Move:
     """Move the cell's first slider with the keyboard and wait for its figure to change.
 
@@ -815,7 +822,9 @@ def move_first_slider(page, plan: NotebookPlan, cell_index: int, shots: Path) ->
     )
     if handle.count():
         control = handle.first
-        read = lambda: control.get_attribute("aria-valuenow") or ""  # noqa: E731
+        # aria-valuenow is rounded to one decimal (a move of 0.01 from 0.1 reads "0.1" again): the readout
+        # beside the track shows the value in the slider's own format, so both are read
+        read = lambda: control.evaluate(_JS_SLIDER_VALUE)  # noqa: E731
 
         def moves():
             control.focus()
