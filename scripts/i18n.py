@@ -11,9 +11,13 @@ date (then its hash is updated with ``skeleton --update``). Markdown documents (
 are cut into sections at their headings; section k has the id ``s<k>``.
 
 ``check`` also holds each block to its English cell: the same formulas ($…$ and $$…$$), code spans, link targets
-and numbers (as multisets: Chinese word order may move them), and some Chinese in it. Numbers are seen in every
-form (compare_numbers): signs and superscript exponents in digits, Chinese number, fraction and magnitude words
-(三, 七分之一, 数千, 两倍, 百分之五) against the English's digits and words ("a seventh", "thousands", "twice", "2×").
+and numbers (as multisets: Chinese word order may move them), and some Chinese in it. A fenced shell or Python
+block may have its ``#`` comments in Chinese (code_key: the code must be the English's, each comment stays where
+it is, and the numbers in comments count); an inline code span's line breaks are spaces. Each Chinese block is
+also held to the edition's typography (typography_problems; the rules are in the Chinese glossary, 排版约定).
+Numbers are seen in every form (compare_numbers): signs and superscript exponents in digits, Chinese number,
+fraction and magnitude words (三, 七分之一, 数千, 两倍, 百分之五) against the English's digits and words ("a seventh",
+"thousands", "twice", "2×").
 
 Commands:
   status                    per file: cells translated, missing, stale
@@ -23,6 +27,9 @@ Commands:
   show PATH CELL            the English cell and its translation, one after the other
   build [--out DIR]         write the Chinese notebooks (notebooks/zh/, not in git: generated) and documents
                             (docs/zh/, in git so that README.zh-CN.md's links work on GitHub)
+  typeset [FILE ...]        apply the Chinese edition's typography (typeset(): a space between Chinese and Latin,
+                            none next to Chinese punctuation, no line break inside a paragraph) to i18n/zh/*.md
+                            or the given files; check reports every block that does not follow it
 
 The Chinese notebooks keep the English notebooks' code cells and stored outputs byte for byte (the outputs of
 exercise cells are the checkers' Chinese answers, poslib.exercises.i18n.translate_feedback); their markdown is the
@@ -35,6 +42,7 @@ from __future__ import annotations
 import argparse
 import collections
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -137,19 +145,70 @@ def write_blocks(path: Path, source: Path, lang: str, units: list[Unit], blocks:
     path.write_text("\n".join(parts), encoding="utf-8")
 
 
+# Fenced code blocks in these languages may have their `#` comments translated (README.zh-CN.md's commands)
+HASH_COMMENTS = ("bash", "sh", "shell", "console", "python", "py", "python3", "toml", "yaml", "yml")
+
+
+def _comment_start(line: str) -> int | None:
+    """Where a `#` comment starts in a line of shell or Python (not in quotes, at the start or after a space)."""
+    quote = None
+    k = 0
+    while k < len(line):
+        c = line[k]
+        if quote:
+            if c == "\\":
+                k += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (k == 0 or line[k - 1] in " \t"):
+            return k
+        k += 1
+    return None
+
+
+def code_key(ticks: str, code: str) -> tuple[str, list[str]]:
+    """(what a translation must keep of a code span, the text of its comments). An inline span's line breaks are
+    spaces (as markdown renders them); a fenced block is kept line by line, except that in a shell or Python
+    block each `#` comment is only marked (" #"), so that it may be in Chinese; its text is returned for the
+    numbers check."""
+    if len(ticks) < 3 or "\n" not in code:
+        return re.sub(r"[ \t]*\n[ \t]*", " ", code), []
+    lang, _, body = code.partition("\n")
+    if lang.strip().lower() not in HASH_COMMENTS:
+        return code, []
+    lines, comments = [], []
+    for line in body.split("\n"):
+        at = _comment_start(line)
+        if at is None:
+            lines.append(line)
+        else:
+            lines.append(line[:at].rstrip() + " #")
+            comments.append(line[at + 1 :])
+    return "\n".join([lang, *lines]), comments
+
+
 def _strip(text: str) -> tuple[list[str], list[str], list[str], str]:
-    """(formulas, code spans, link targets, the rest) of a markdown text."""
+    """(formulas, code spans, link targets, the rest) of a markdown text; the rest holds the code's comments."""
     formulas: list[str] = []
     codes: list[str] = []
+    comments: list[str] = []
 
     def take(store: list[str]):
         def sub(m: re.Match[str]) -> str:
-            store.append(m.group(0) if store is formulas else m.group(2))
+            if store is formulas:
+                store.append(m.group(0))
+                return " "
+            key, said = code_key(m.group(1), m.group(2))
+            store.append(key)
+            comments.extend(said)
             return " "
 
         return sub
 
     rest = _CODE.sub(take(codes), text)
+    rest += "".join(f"\n{c}" for c in comments)
     rest = _DISPLAY_MATH.sub(take(formulas), rest)
     rest = _INLINE_MATH.sub(take(formulas), rest)
     links = [a or b for a, b in _LINK.findall(rest)]
@@ -460,6 +519,185 @@ def compare_numbers(english: str, translated: str) -> list[str]:
     return problems
 
 
+# ----------------------------------------------------------------------------- Chinese typography
+#
+# Two rules for every Chinese text of the edition (stated in the Chinese glossary, i18n/zh/glossary.md, 排版约定):
+#   spacing: one space between a Chinese character and a Latin letter, a digit (with its sign, %, ×, °), inline
+#     code or inline math, on either side; no space between Chinese punctuation (，。：；（）“”) and the text next
+#     to it. Emphasis markers and a link's brackets and target are looked through (**FoX** 把, 见 [docs/lab.md](…));
+#     code spans, formulas, URLs, HTML tags and comments and template fields ({who}) are never looked into, and a
+#     space next to an emphasis marker stays (**结论。** 正文: without it the bold does not close).
+#   lines: a paragraph, or a list item, is one line. A break inside one renders as a stray space between Chinese
+#     characters (and reaches the book's alt text); breaks stay between list items, in tables, display math,
+#     code, headings, HTML and blockquote lines, and between paragraphs.
+# typeset() applies both rules to a text (python scripts/i18n.py typeset); typography_problems() names each place
+# that does not follow them (check reports them for every translation block).
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN_CHAR = re.compile(f"[{_HAN}]")
+_LATIN_CHAR = re.compile(r"[A-Za-z0-9\u00c0-\u024f\u0370-\u03ff\u2070-\u209f%×°′″]")
+ZH_PUNCT = "，。、；：？！（）《》〈〉「」『』【】“”‘’"  # no space next to these ("·", "…", "—" are not among them)
+_TYPO_TOKEN = re.compile(
+    r"(?P<P><!--.*?-->|\$\$.+?\$\$|</?[A-Za-z][^<>\n]*>|\{[A-Za-z_][\w.]*\})"  # HTML, display math, {field}
+    rf"|(?P<L>(?P<ticks>`+).+?(?P=ticks)|{_INLINE_MATH.pattern}|https?://[^\s)<>{_HAN}{ZH_PUNCT}]+)"
+    r"|(?P<T>\]\([^)\s]*(?:\s+\"[^\"]*\")?\)|!?\[|\]|\*+)"  # a link's brackets and target, emphasis
+)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_BLOCK_START = ("#", "|", "<", ">")  # headings, tables, HTML, blockquotes: lines of their own
+
+
+def _char_class(line: str, k: int) -> str:
+    c = line[k]
+    if _HAN_CHAR.match(c):
+        return "H"
+    if _LATIN_CHAR.match(c):
+        return "L"
+    if c in "-−+±§" and line[k + 1 : k + 2].isdigit():
+        before = line[k - 1] if k else " "
+        if c == "§" or before in " \t" or before in ZH_PUNCT or _HAN_CHAR.match(before):
+            return "L"  # a sign before a number is part of it: 相差 −8, 见 §5
+    if c in " \t":
+        return "S"
+    return "C" if c in ZH_PUNCT else "P"
+
+
+def _atoms(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, class) of a line's pieces: H a Chinese character, L a Latin letter or digit (a code span, a
+    formula, a URL: one piece), C Chinese punctuation, S a space, T looked through (emphasis, a link's brackets and
+    target), P anything else."""
+    out: list[tuple[int, int, str]] = []
+    pos = 0
+    for m in _TYPO_TOKEN.finditer(line):
+        out += [(k, k + 1, _char_class(line, k)) for k in range(pos, m.start())]
+        out.append((m.start(), m.end(), "P" if m.group("P") else "L" if m.group("L") else "T"))
+        pos = m.end()
+    return out + [(k, k + 1, _char_class(line, k)) for k in range(pos, len(line))]
+
+
+def spacing_edits(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) that make one line of Chinese text follow the spacing rule: a space inserted
+    between Chinese and Latin, spaces removed between Chinese punctuation and the text next to it."""
+    atoms = _atoms(line)
+    seen = [a for a in atoms if a[2] != "T"]
+    edits = []
+    for a, b in itertools.pairwise(seen):
+        if {a[2], b[2]} == {"H", "L"}:
+            at = a[1] if a[2] == "H" else b[0]  # outside the emphasis or the link: 见 [docs/lab.md](…)
+            edits.append((at, at, " "))
+    k = 0
+    while k < len(atoms):
+        j = k
+        while atoms[k][2] == "S" and j + 1 < len(atoms) and atoms[j + 1][2] == "S":
+            j += 1
+        if atoms[k][2] == "S" and 0 < k and j + 1 < len(atoms):
+            classes = {atoms[k - 1][2], atoms[j + 1][2]}
+            indent = not line[: atoms[k][0]].strip() or _LIST_ITEM.fullmatch(line[: atoms[j][1]])
+            if "C" in classes and classes <= {"C", "H", "L"} and not indent:
+                edits.append((atoms[k][0], atoms[j][1], ""))
+        k = j + 1
+    return edits
+
+
+def _apply(line: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, new in sorted(edits, reverse=True):
+        line = line[:start] + new + line[end:]
+    return line
+
+
+def _line_kinds(lines: list[str]) -> list[str]:
+    """Per line: "verbatim" (code, display math, a comment of several lines), "blank", "block" (a heading, a table
+    row, HTML, a blockquote, a rule, a formula line: never joined), "item" (a list item's first line) or "prose"
+    (it continues the line before it, unless that one is verbatim, blank or a block)."""
+    kinds = []
+    fence = math = comment = False
+    for line in lines:
+        s = line.strip()
+        if fence or math or comment:
+            kinds.append("verbatim")
+            fence = fence and not s.startswith("```")
+            math = math and s.count("$$") % 2 == 0
+            comment = comment and not s.endswith("-->")
+        elif s.startswith("```"):
+            kinds.append("verbatim")
+            fence = True
+        elif s.count("$$") % 2:
+            kinds.append("verbatim")
+            math = True
+        elif s.startswith("<!--") and not s.endswith("-->"):
+            kinds.append("verbatim")
+            comment = True
+        elif not s:
+            kinds.append("blank")
+        elif s.startswith(_BLOCK_START) or "$$" in s or re.fullmatch(r"(?:-{3,}|\*{3,}|_{3,})", s):
+            kinds.append("block")
+        else:
+            kinds.append("item" if _LIST_ITEM.match(line) else "prose")
+    return kinds
+
+
+def _edge(text: str, last: bool) -> str:
+    """The class of the last (first) piece of a line that a reader sees: H, L, C or P."""
+    atoms = [a for a in _atoms(text) if a[2] not in "TS"]
+    return (atoms[-1] if last else atoms[0])[2] if atoms else "P"
+
+
+def _join(before: str, after: str) -> str:
+    """Two lines of one paragraph as one: no space where the break sat between Chinese characters or next to
+    Chinese punctuation, else one; one also where an emphasis marker needs it (**结论。** 正文: bold that ends in
+    punctuation closes only before a space or punctuation)."""
+    before, after = before.rstrip(), after.lstrip()
+    left, right = _edge(before, last=True), _edge(after, last=False)
+    tight = "C" in (left, right) or (left, right) == ("H", "H")
+    closing = re.search(r"(\S)\*+$", before)
+    opening = re.match(r"\*+(\S)", after)
+    if (closing and closing.group(1) in ZH_PUNCT) or (opening and opening.group(1) in ZH_PUNCT):
+        tight = False
+    return before + ("" if tight else " ") + after
+
+
+AS_QUOTED = "<!-- typeset: as quoted -->"  # a line holding it keeps its spacing (the glossary's rejected forms)
+
+
+def _spaced(kind: str, line: str) -> bool:
+    return kind in ("block", "item", "prose") and AS_QUOTED not in line
+
+
+def typeset(text: str) -> tuple[str, int, int]:
+    """(the text with both rules applied, how many line breaks were joined, how many spacing edits were made)."""
+    lines = text.split("\n")
+    out: list[str] = []
+    joinable, joined = False, 0
+    for line, kind in zip(lines, _line_kinds(lines), strict=True):
+        if kind == "prose" and joinable:
+            out[-1] = _join(out[-1], line)
+            joined += 1
+            continue
+        out.append(line)
+        joinable = kind in ("item", "prose")
+    edits = 0
+    for k, kind in enumerate(_line_kinds(out)):
+        if _spaced(kind, out[k]):
+            found = spacing_edits(out[k])
+            edits += len(found)
+            out[k] = _apply(out[k], found)
+    return "\n".join(out), joined, edits
+
+
+def typography_problems(text: str) -> list[str]:
+    """Each place of a Chinese text that does not follow the edition's typography, quoted."""
+    lines = text.split("\n")
+    kinds = _line_kinds(lines)
+    problems = []
+    for k, (line, kind) in enumerate(zip(lines, kinds, strict=True)):
+        if kind == "prose" and k and kinds[k - 1] in ("item", "prose"):
+            problems.append(f"line break inside a paragraph: …{lines[k - 1][-16:]!r} ⏎ {line.lstrip()[:16]!r}…")
+        if _spaced(kind, line):
+            for start, end, new in spacing_edits(line):
+                what = "no space between Chinese and Latin" if new else "a space next to Chinese punctuation"
+                problems.append(f"{what}: …{line[max(0, start - 10) : end + 10]!r}…")
+    return problems
+
+
 def sources() -> list[Path]:
     """Everything that has a translation: the course's notebooks, the documents, the course map's entries."""
     docs = [ROOT / d for d in (*DOCS, FRONT)]
@@ -480,6 +718,8 @@ def problems_of(path: Path, lang: str) -> list[str]:
         if h != u.hash:
             out.append(f"cell {u.id} changed since it was translated (English {u.hash}, translated {h}): {first!r}")
         out += [f"cell {u.id}: {p}" for p in compare(u.source, text)]
+        if lang == "zh":
+            out += [f"cell {u.id}: {p}" for p in typography_problems(text)]
     extra = set(blocks) - {u.id for u in units}
     out += [f"block {i} translates no English cell (removed?)" for i in sorted(extra)]
     name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
@@ -727,13 +967,20 @@ def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["status", "skeleton", "check", "show", "build"])
+    parser.add_argument("command", choices=["status", "skeleton", "check", "show", "build", "typeset"])
     parser.add_argument("--out", type=Path, default=ROOT / "notebooks" / "zh", help="build: notebooks folder")
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--lang", default="zh", choices=LANGS)
     parser.add_argument("--update", action="store_true", help="skeleton: re-key stale blocks, keeping their text")
     parser.add_argument("--force", action="store_true", help="build: overwrite notebooks changed since generated")
     args = parser.parse_args()
+    if args.command == "typeset":
+        for path in [p.resolve() for p in args.paths] or sorted((I18N / args.lang).glob("*.md")):
+            text, joined, edits = typeset(path.read_text(encoding="utf-8"))
+            if joined or edits:
+                path.write_text(text, encoding="utf-8")
+                print(f"{path.relative_to(ROOT)}: {joined} line breaks joined, {edits} spacing edits")
+        return 0
     paths = [p.resolve() for p in args.paths] or sources()
     if args.command == "build":
         written = build(args.lang, args.out.resolve(), force=args.force)

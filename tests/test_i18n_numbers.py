@@ -24,9 +24,9 @@ i18n = sys.modules["i18n_tool"]
 
 # (notebook, cell, what the committed Chinese says, the planted change, the complaint)
 PLANTS = [
-    ("05_rope", "22496d58", "10⁴提高到10⁶", "10⁴提高到10⁵", "numbers differ"),  # superscript exponent
-    ("05_rope", "b4f36d9b", "相差8", "相差-8", "numbers differ"),  # a sign in prose
-    ("05_rope", "b4f36d9b", "相差8", "相差−8", "numbers differ"),  # the same with a minus sign
+    ("05_rope", "22496d58", "10⁴ 提高到 10⁶", "10⁴ 提高到 10⁵", "numbers differ"),  # superscript exponent
+    ("05_rope", "b4f36d9b", "相差 8", "相差 -8", "numbers differ"),  # a sign in prose
+    ("05_rope", "b4f36d9b", "相差 8", "相差 −8", "numbers differ"),  # the same with a minus sign
     ("06_length_extrapolation", "c4e7a1d2", "七分之一", "五分之一", "number words differ"),  # a fraction word
     ("05_rope", "0be81a67", "数千", "数百", "number words differ"),  # a magnitude word
     ("11_extending_a_trained_model", "three-ways-md", "十分之九", "十分之八", "number words differ"),
