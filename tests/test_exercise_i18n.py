@@ -165,7 +165,7 @@ def test_language_from_the_working_directory(monkeypatch: pytest.MonkeyPatch, tm
         assert i18n.language() == lang, folder
     monkeypatch.chdir(tmp_path / "notebooks" / "zh")
     verdict = repr(exercises.module("03").check_wavelengths(None))
-    assert verdict == "尚未作答：请把 `answer = None` 换成你的答案：一个含 8 个波长（以 token 计）的数组。"
+    assert verdict == "尚未作答。请把 `answer = None` 换成你的答案：一个含 8 个波长（以 token 计）的数组。"
     monkeypatch.setenv("POSLIB_LANG", "en")  # the variable wins over the folder
     assert i18n.language() == "en"
 
