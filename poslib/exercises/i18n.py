@@ -24,7 +24,7 @@ import functools
 import itertools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 LANGUAGES = ("en", "zh")
@@ -44,7 +44,7 @@ COMPOSED_FIELDS = frozenset({"message", "along", "also", "at"})
 _CODE = re.compile(r"`[^`]*`")
 
 
-__all__ = ["compose", "language", "read_catalogue", "translate", "translate_feedback"]
+__all__ = ["Catalogue", "compose", "language", "read_catalogue", "translate", "translate_feedback"]
 
 
 def language() -> str:
@@ -104,28 +104,109 @@ def read_catalogue(path: Path = CATALOGUE) -> dict[str, str]:
     return entries
 
 
-@functools.cache
+def _plain_enough(text: str) -> bool:
+    """No letter outside code spans: a piece such as "(16,)", "`q`" or "" needs no translation.
+
+    (Chinese is letters too: a piece already in Chinese is not read as a value.)"""
+    return not any(c.isalpha() for c in _CODE.sub("", text))
+
+
+class Catalogue:
+    """A catalogue file (the format above) and its matching: a phrase exactly, with its numbers as placeholders,
+    or as a template whose fields are filled with pieces read back in their turn.
+
+    ``value_fields`` name the fields that hold a value, inserted as it is; ``composed_fields`` those read back as a
+    message in their turn (``None``: every field that is not a value); the other fields hold a catalogue phrase.
+    ``plain`` says whether a piece needs no translation at all (by default: no letter outside code spans). The
+    exercise checkers' catalogue is :data:`EXERCISES`; :mod:`poslib.i18n_outputs` holds the one of the notebooks'
+    printed outputs.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        value_fields: frozenset[str] = frozenset(),
+        composed_fields: frozenset[str] | None = None,
+        plain: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.path = path
+        self.value_fields = value_fields
+        self.composed_fields = composed_fields
+        self.plain = _plain_enough if plain is None else plain
+        self.to_chinese = functools.lru_cache(maxsize=4096)(self._to_chinese)
+
+    @functools.cached_property
+    def entries(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(exact English → Chinese, English with ``{n}`` for numbers → Chinese), loaded once."""
+        exact = read_catalogue(self.path)
+        shaped: dict[str, str] = {}
+        for english, chinese in exact.items():
+            key = _shape(english)
+            if shaped.setdefault(key, chinese) != chinese and _shape(shaped[key]) != _shape(chinese):
+                raise ValueError(f"{self.path.name}: two entries read as {key!r} with different Chinese")
+        return exact, shaped
+
+    def find(self, text: str) -> str | None:
+        """The Chinese of ``text`` (exact, else with its numbers as placeholders), or None."""
+        exact, shaped = self.entries
+        if text in exact:
+            return exact[text]
+        chinese = shaped.get(_shape(text))
+        if chinese is None:
+            return None
+        numbers = iter(NUMBER.findall(text))
+        return re.sub(rf"{re.escape(PLACEHOLDER)}|{NUMBER.pattern}", lambda _: next(numbers), chinese)
+
+    @functools.cached_property
+    def templates(self) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+        """The templates: (English, its literal parts, its fields), the longest literal text first."""
+        found = []
+        for english in self.entries[0]:
+            fields = tuple(_FIELD.findall(english))
+            if fields:
+                found.append((english, tuple(_FIELD.split(english)[::2]), fields))
+        return tuple(sorted(found, key=lambda t: -sum(map(len, t[1]))))
+
+    def _composed(self, field: str) -> bool:
+        return self.composed_fields is None or field in self.composed_fields
+
+    def _to_chinese(self, text: str) -> str | None:
+        """The Chinese of an English message: a catalogue phrase, or a template filled with known pieces; else None."""
+        found = self.find(text)
+        if found is not None:
+            return found
+        for english, literals, fields in self.templates:
+            if not (text.startswith(literals[0]) and text.endswith(literals[-1])):
+                continue
+            # the catalogue phrases first: they are cheap and fix where a composed piece ends
+            order = sorted(range(len(fields)), key=lambda k: self._composed(fields[k]))
+            for values in _splits(text, literals[1:], len(literals[0])):
+                filled: dict[str, str] = {}
+                for k in order:
+                    field, value = fields[k], values[k]
+                    if field in self.value_fields or self.plain(value):
+                        piece: str | None = value
+                    else:
+                        piece = self.to_chinese(value) if self._composed(field) else self.find(value)
+                    if piece is None:
+                        break
+                    filled[field] = piece
+                else:
+                    return self.entries[0][english].format(**filled)
+        return None
+
+
+EXERCISES = Catalogue(CATALOGUE, VALUE_FIELDS, COMPOSED_FIELDS)
+
+
 def _catalogue() -> tuple[dict[str, str], dict[str, str]]:
-    """The catalogue, loaded once: (exact English → Chinese, English with ``{n}`` for numbers → Chinese)."""
-    exact = read_catalogue()
-    shaped: dict[str, str] = {}
-    for english, chinese in exact.items():
-        key = _shape(english)
-        if shaped.setdefault(key, chinese) != chinese and _shape(shaped[key]) != _shape(chinese):
-            raise ValueError(f"{CATALOGUE.name}: two entries read as {key!r} with different Chinese")
-    return exact, shaped
+    """The checkers' catalogue, loaded once: (exact English → Chinese, English with ``{n}`` for numbers → Chinese)."""
+    return EXERCISES.entries
 
 
 def _find(text: str) -> str | None:
     """The Chinese of ``text`` from the catalogue (exact, else with its numbers as placeholders), or None."""
-    exact, shaped = _catalogue()
-    if text in exact:
-        return exact[text]
-    chinese = shaped.get(_shape(text))
-    if chinese is None:
-        return None
-    numbers = iter(NUMBER.findall(text))
-    return re.sub(rf"{re.escape(PLACEHOLDER)}|{NUMBER.pattern}", lambda _: next(numbers), chinese)
+    return EXERCISES.find(text)
 
 
 def translate(text: str, lang: str | None = None) -> str:
@@ -157,22 +238,9 @@ def compose(template: str, **fields: str) -> str:
     return translate(template, lang).format(**filled)
 
 
-def _plain_enough(text: str) -> bool:
-    """No letter outside code spans: a piece such as "(16,)", "`q`" or "" needs no translation.
-
-    (Chinese is letters too: a piece already in Chinese is not read as a value.)"""
-    return not any(c.isalpha() for c in _CODE.sub("", text))
-
-
-@functools.cache
 def _templates() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-    """The catalogue's templates: (English, its literal parts, its fields), the longest literal text first."""
-    found = []
-    for english in _catalogue()[0]:
-        fields = tuple(_FIELD.findall(english))
-        if fields:
-            found.append((english, tuple(_FIELD.split(english)[::2]), fields))
-    return tuple(sorted(found, key=lambda t: -sum(map(len, t[1]))))
+    """The checkers' templates: (English, its literal parts, its fields), the longest literal text first."""
+    return EXERCISES.templates
 
 
 def _splits(text: str, literals: tuple[str, ...], start: int = 0) -> Iterator[list[str]]:
@@ -189,31 +257,9 @@ def _splits(text: str, literals: tuple[str, ...], start: int = 0) -> Iterator[li
         at = text.find(head, at + 1)
 
 
-@functools.lru_cache(maxsize=4096)
 def to_chinese(text: str) -> str | None:
     """The Chinese of an English message: a catalogue phrase, or a template filled with known pieces; else None."""
-    found = _find(text)
-    if found is not None:
-        return found
-    for english, literals, fields in _templates():
-        if not (text.startswith(literals[0]) and text.endswith(literals[-1])):
-            continue
-        # the catalogue phrases first: they are cheap and fix where a composed piece ends
-        order = sorted(range(len(fields)), key=lambda k: fields[k] in COMPOSED_FIELDS)
-        for values in _splits(text, literals[1:], len(literals[0])):
-            filled: dict[str, str] = {}
-            for k in order:
-                field, value = fields[k], values[k]
-                if field in VALUE_FIELDS or _plain_enough(value):
-                    piece: str | None = value
-                else:
-                    piece = to_chinese(value) if field in COMPOSED_FIELDS else _find(value)
-                if piece is None:
-                    break
-                filled[field] = piece
-            else:
-                return _catalogue()[0][english].format(**filled)
-    return None
+    return EXERCISES.to_chinese(text)
 
 
 def translate_message(text: str, lang: str | None = None) -> str:
