@@ -24,7 +24,7 @@ import functools
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 LANGUAGES = ("en", "zh")
@@ -117,7 +117,9 @@ class Catalogue:
 
     ``value_fields`` name the fields that hold a value, inserted as it is; ``composed_fields`` those read back as a
     message in their turn (``None``: every field that is not a value); the other fields hold a catalogue phrase.
-    ``plain`` says whether a piece needs no translation at all (by default: no letter outside code spans). The
+    ``plain`` says whether a piece needs no translation at all (by default: no letter outside code spans);
+    ``field_patterns`` hold fields to a form (a field named there takes only a value that matches its pattern
+    whole, inserted as it is: a scheme name, a number), so that a template cannot read a sentence wrongly. The
     exercise checkers' catalogue is :data:`EXERCISES`; :mod:`poslib.i18n_outputs` holds the one of the notebooks'
     printed outputs.
     """
@@ -128,11 +130,13 @@ class Catalogue:
         value_fields: frozenset[str] = frozenset(),
         composed_fields: frozenset[str] | None = None,
         plain: Callable[[str], bool] | None = None,
+        field_patterns: Mapping[str, re.Pattern[str]] | None = None,
     ) -> None:
         self.path = path
         self.value_fields = value_fields
         self.composed_fields = composed_fields
         self.plain = _plain_enough if plain is None else plain
+        self.field_patterns = dict(field_patterns or {})
         self.to_chinese = functools.lru_cache(maxsize=4096)(self._to_chinese)
 
     @functools.cached_property
@@ -178,14 +182,16 @@ class Catalogue:
         for english, literals, fields in self.templates:
             if not (text.startswith(literals[0]) and text.endswith(literals[-1])):
                 continue
-            # the catalogue phrases first: they are cheap and fix where a composed piece ends
-            order = sorted(range(len(fields)), key=lambda k: self._composed(fields[k]))
+            # fields held to a form and catalogue phrases first: they are cheap and fix where a composed piece ends
+            order = sorted(range(len(fields)), key=lambda k: (fields[k] not in self.field_patterns, self._composed(fields[k])))
             for values in _splits(text, literals[1:], len(literals[0])):
                 filled: dict[str, str] = {}
                 for k in order:
                     field, value = fields[k], values[k]
-                    if field in self.value_fields or self.plain(value):
-                        piece: str | None = value
+                    if field in self.field_patterns:
+                        piece: str | None = value if self.field_patterns[field].fullmatch(value) else None
+                    elif field in self.value_fields or self.plain(value):
+                        piece = value
                     else:
                         piece = self.to_chinese(value) if self._composed(field) else self.find(value)
                     if piece is None:
