@@ -69,7 +69,9 @@ _NUMBERS = r"[0-9][0-9.,:% −+-]*"
 FIELD_PATTERNS = {
     **dict.fromkeys(("scheme", "best", "winner", "who", "tuned", "free", "a", "b"), re.compile(SCHEME.pattern)),
     **dict.fromkeys(("names", "flat", "claims"), re.compile(_NAMES)),
-    **dict.fromkeys(("k", "values", "steps", "length", "v", "w", "r", "same", "all", "other", "l"), re.compile(_NUMBERS)),
+    **dict.fromkeys(
+        ("k", "values", "steps", "length", "v", "w", "r", "same", "all", "other", "l"), re.compile(_NUMBERS)
+    ),
 }
 OUTPUTS = Catalogue(CATALOGUE, plain=_plain, field_patterns=FIELD_PATTERNS)
 # no space next to Chinese punctuation (the pieces of a template may bring one)
@@ -137,7 +139,7 @@ def check_words(line: str) -> str:
     for pattern, word in CHECK_WORDS:
         chinese = OUTPUTS.find(f"check word: {word}")
         if chinese is not None:
-            line = pattern.sub(lambda m: (m.group(1) if m.groups() and m.group(1) else "") + chinese, line)
+            line = pattern.sub(lambda m, zh=chinese: (m.group(1) if m.groups() and m.group(1) else "") + zh, line)
     return line
 
 

@@ -912,6 +912,23 @@ def translate_exercise_outputs(cell: Any) -> None:
             data["text/plain"] = translate_feedback("".join(data["text/plain"]))
 
 
+def translate_code_outputs(cell: Any) -> None:
+    """A code cell's stored text (stream text, text/plain, text/markdown) as the Chinese notebook shows it: each
+    line the catalogue i18n/zh/outputs.md knows in Chinese, the verdict words of check lines in Chinese, any other
+    line as it is (poslib.i18n_outputs.translate_output)."""
+    try:
+        from poslib.i18n_outputs import translate_output
+    except ImportError:  # the outputs' Chinese is not in yet: the stored English stays
+        return
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            output["text"] = translate_output("".join(output["text"]))
+        data = output.get("data", {})
+        for kind in ("text/plain", "text/markdown"):
+            if kind in data:
+                data[kind] = translate_output("".join(data[kind]))
+
+
 GENERATED_LOG = ".generated.json"  # in the notebooks folder: file name → SHA-256 of what build wrote
 
 
@@ -952,6 +969,8 @@ def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> 
                 cell.source = texts[cell["id"]]
             elif cell.cell_type == "code" and "exercise" in cell.metadata.get("tags", []):
                 translate_exercise_outputs(cell)
+            elif cell.cell_type == "code":
+                translate_code_outputs(cell)
         nb.metadata["language"] = lang
         target = out / path.name
         if target.is_file() and not force and path.name in log:

@@ -183,7 +183,9 @@ class Catalogue:
             if not (text.startswith(literals[0]) and text.endswith(literals[-1])):
                 continue
             # fields held to a form and catalogue phrases first: they are cheap and fix where a composed piece ends
-            order = sorted(range(len(fields)), key=lambda k: (fields[k] not in self.field_patterns, self._composed(fields[k])))
+            order = sorted(
+                range(len(fields)), key=lambda k: (fields[k] not in self.field_patterns, self._composed(fields[k]))
+            )
             for values in _splits(text, literals[1:], len(literals[0])):
                 filled: dict[str, str] = {}
                 for k in order:

@@ -34,6 +34,12 @@ growth), or their passkey accuracies span more than :data:`PASSKEY_DISAGREE` (ma
 half the scale). There, the verdicts show the per-seed values (:func:`seeds_text`) instead of a
 mean, a tie or a category: such a scheme is left out of the rankings that verdicts are drawn from,
 and named separately.
+
+**In the notebooks' language.** The sentences a notebook prints (:func:`takeaways`, :func:`claim_verdicts`,
+:func:`comparison_table`, :func:`extension_verdicts`, :func:`deployed_verdicts`) come back in Chinese when
+:func:`poslib.exercises.i18n.language` is "zh" (a kernel of ``notebooks/zh``), through the catalogue
+``i18n/zh/outputs.md`` (:mod:`poslib.i18n_outputs`); each function's English is its ``__wrapped__``, and what
+reads the sentences back (:func:`scale_agreement`) reads the English.
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from poslib.i18n_outputs import in_language
 
 from .config import LabConfig
 
@@ -399,6 +407,7 @@ def _growth_text(results: Mapping[str, Any], scheme: str, multiple: int) -> str:
     return f"growth ×{g:.2f}, {span[0]:.2f}–{span[1]:.2f} over seeds"
 
 
+@in_language
 def claim_verdicts(results: Mapping[str, Any], multiple: int = 8) -> dict[str, str]:
     """One verdict sentence per claim of the sources that the run tests (keys: the scheme or claim).
 
@@ -476,6 +485,7 @@ def claim_verdicts(results: Mapping[str, Any], multiple: int = 8) -> dict[str, s
     return out
 
 
+@in_language
 def takeaways(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
     """The notebook's concluding bullets, each derived from the run (so they follow the numbers)."""
     have = set(results["ppl"])
@@ -574,7 +584,8 @@ def scale_agreement(
     and is beaten at the other) or ``"softens"`` (a win at one scale is a tie or not compared at the other).
     """
     claims = []
-    mine, theirs = claim_verdicts(base, multiple), claim_verdicts(other, multiple)
+    english = claim_verdicts.__wrapped__  # the status words are read from the English sentences
+    mine, theirs = english(base, multiple), english(other, multiple)
     for key in mine:
         if key not in theirs:
             continue
@@ -785,6 +796,7 @@ PUBLISHED: tuple[dict[str, Any], ...] = (
 )
 
 
+@in_language
 def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict[str, str]]:
     """Each published ordering of :data:`PUBLISHED` beside this run's ordering of the same schemes.
 
@@ -879,6 +891,7 @@ def _standing(results: Mapping[str, Any], scheme: str, multiple: int, pool: Sequ
     return ("beaten", f"{who} ({w:.2f} against {scheme}'s {v:.2f}; {winner} {evidence.text()})")
 
 
+@in_language
 def extension_verdicts(results: Mapping[str, Any], multiple: int = 4) -> dict[str, str]:
     """Notebook 11's verdicts at ``multiple`` × L_train, from a :func:`poslib.lab.run_extension` result.
 
@@ -995,6 +1008,7 @@ def finetune_plateaus(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
+@in_language
 def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, str]:
     """Notebook 11's verdicts as a practitioner would run them, at ``multiple`` × L_train (paired rule).
 
