@@ -31,8 +31,10 @@ Commands:
                             none next to Chinese punctuation, no line break inside a paragraph) to i18n/zh/*.md
                             or the given files; check reports every block that does not follow it
 
-The Chinese notebooks keep the English notebooks' code cells and stored outputs byte for byte (the outputs of
-exercise cells are the checkers' Chinese answers, poslib.exercises.i18n.translate_feedback); their markdown is the
+The Chinese notebooks keep the English notebooks' code cells byte for byte; their stored outputs are the English
+ones with every line the catalogues know put into Chinese (exercise cells: the checkers' Chinese answers,
+poslib.exercises.i18n.translate_feedback; other cells: the lab's conclusions and the check lines' verdict words,
+poslib.i18n_outputs, catalogue i18n/zh/outputs.md), any other line as it is; their markdown is the
 translation with its links made to work one folder deeper, and each translated heading carries the English
 heading's anchor, so links into a notebook (05_rope.ipynb#The-decay-bound) land on the same place.
 """
