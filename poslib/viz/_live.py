@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import html
 import importlib
 import io
 import math
@@ -16,6 +15,9 @@ from typing import Any, ClassVar
 
 from matplotlib.figure import Figure
 
+from ..exercises.i18n import language
+from ..i18n_widgets import caption_html, widget_text
+from ..i18n_widgets import label_ch as _label_width
 from ._blit import FrameCache, png_bytes
 from .frames import FRAMES_ENV, record_frames
 from .style import RENDER_DPI, display_width_px, freeze_layout
@@ -159,7 +161,7 @@ def _page_step(span: float, step: float) -> float:
     return step * math.ceil(span / step / FINE_STEPS)
 
 
-def _widen(w: Any, widgets: Any, label_ch: int) -> Any:
+def _widen(w: Any, widgets: Any, label_ch: int, lang: str = "en") -> Any:
     """Full labels, all ``label_ch`` wide so the tracks line up; readouts with the step's digits; page steps.
 
     A slider with more than :data:`FINE_STEPS` steps gets a linked number box (exact
@@ -199,7 +201,9 @@ def _widen(w: Any, widgets: Any, label_ch: int) -> Any:
     buttons = []
     for sign, icon in ((-1, "backward"), (1, "forward")):
         button = widgets.Button(
-            icon=icon, tooltip=f"{'−' if sign < 0 else '+'}{page:,} (a page)", layout=widgets.Layout(width="36px")
+            icon=icon,
+            tooltip=widget_text(f"{'−' if sign < 0 else '+'}{page:,} (a page)", lang),
+            layout=widgets.Layout(width="36px"),
         )
         button.on_click(lambda _b, sign=sign: setattr(w, "value", min(w.max, max(w.min, w.value + sign * page))))
         buttons.append(button)
@@ -208,8 +212,23 @@ def _widen(w: Any, widgets: Any, label_ch: int) -> Any:
 
 
 def _label_ch(controls: dict[str, Any]) -> int:
-    """One description width for every control of a figure: the longest label, in ``ch``, plus room for the colon."""
-    return max([len(getattr(w, "description", "")) for w in controls.values()] + [4]) + 2
+    """One description width for every control of a figure: the longest label, in ``ch`` (a Chinese character counts
+    twice), plus room for the colon."""
+    return _label_width(getattr(w, "description", "") for w in controls.values())
+
+
+def _localize(controls: dict[str, Any], widgets: Any, lang: str) -> None:
+    """The controls' labels and the words among a menu's options in ``lang`` (the values stay as they are)."""
+    for w in controls.values():
+        if getattr(w, "description", ""):
+            w.description = widget_text(w.description, lang)
+        if isinstance(w, widgets.Dropdown | widgets.RadioButtons | widgets.Select | widgets.ToggleButtons):
+            labels = [str(s) for s in w._options_labels]
+            shown = [widget_text(s, lang) for s in labels]
+            if shown != labels:
+                value = w.value
+                w.options = list(zip(shown, w._options_values, strict=True))
+                w.value = value
 
 
 class _Interactive:
@@ -223,7 +242,7 @@ class _Interactive:
             return None
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         png = base64.b64encode(render_png(self.plot.fig, compress_level=9)).decode("ascii")
-        data = {**data, "image/png": png, "text/plain": WIDGET_TEXT}
+        data = {**data, "image/png": png, "text/plain": widget_text(WIDGET_TEXT)}
         return data, {**meta, "image/png": {"width": display_width_px(self.plot.fig)}}
 
 
@@ -247,6 +266,10 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
     import ipywidgets as widgets
 
     plot._check(controls)
+    # "zh" in a Chinese notebook: labels, menus, caption, reset button from i18n/zh/widgets.md
+    lang = language()
+    if lang != "en":
+        _localize(controls, widgets, lang)
     # Start from the controls' values, not the plot's defaults: otherwise a control created with
     # another value (a Dropdown on its second option) sits beside a figure of a different setting.
     plot.update(**{name: w.value for name, w in controls.items()})
@@ -282,17 +305,19 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
 
     apply_limits()
     label_ch = _label_ch(controls)
-    rows = [_widen(w, widgets, label_ch) for w in controls.values()]
+    rows = [_widen(w, widgets, label_ch, lang) for w in controls.values()]
     if os.environ.get(FRAMES_ENV):  # scripts/build_book.py --frames: draw this figure's frames for the book
-        record_frames(plot, controls, caption, Path(os.environ[FRAMES_ENV]))
+        record_frames(plot, controls, widget_text(caption, lang), Path(os.environ[FRAMES_ENV]))
     for w in controls.values():
         w.observe(on_change, names="value")
-    button = widgets.Button(description="reset", tooltip="back to the starting values", icon="undo")
+    button = widgets.Button(
+        description=widget_text("reset", lang), tooltip=widget_text("back to the starting values", lang), icon="undo"
+    )
     button.layout.width = "90px"
     button.on_click(reset)
     children: list[Any] = [*rows, button]
     if caption:
-        children.append(widgets.HTML(f"<i>What to look for:</i> {html.escape(caption)}"))
+        children.append(widgets.HTML(caption_html(caption, lang)))
     box = _box_class()([*children, image])
     box.plot, box.image, box.controls = plot, image, controls
     return box
