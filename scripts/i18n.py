@@ -931,6 +931,16 @@ def translate_code_outputs(cell: Any) -> None:
                 data[kind] = translate_output("".join(data[kind]))
 
 
+def translate_widgets(nb: Any, lang: str) -> None:
+    """The notebook's stored widgets in ``lang``, what a student sees before running: every control's label and
+    tooltip, the words among a menu's options, the "What to look for" caption, the reset button, and the text a
+    widget output carries (i18n/zh/widgets.md, poslib.i18n_widgets.localize_widgets; a label it lacks fails the build,
+    naming it)."""
+    from poslib.i18n_widgets import localize_widgets
+
+    localize_widgets(nb, lang)
+
+
 GENERATED_LOG = ".generated.json"  # in the notebooks folder: file name → SHA-256 of what build wrote
 
 
@@ -973,6 +983,7 @@ def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> 
                 translate_exercise_outputs(cell)
             elif cell.cell_type == "code":
                 translate_code_outputs(cell)
+        translate_widgets(nb, lang)
         nb.metadata["language"] = lang
         target = out / path.name
         if target.is_file() and not force and path.name in log:
