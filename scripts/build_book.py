@@ -40,6 +40,7 @@ import nbformat
 from nbconvert import HTMLExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # poslib, when run as a script
+from poslib.i18n_widgets import punctuation, widget_text
 from poslib.viz.frames import FRAMES_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,20 +142,40 @@ def _widget_controls(state: dict[str, Any], model_id: str) -> list[str]:
     return found
 
 
-def _widget_note(controls: list[str], figure_above: bool, source: str) -> str:
-    what = "Interactive cell"
-    if controls:
-        what += " (" + ", ".join(html.escape(c) for c in controls) + ")"
-    shown = (
+def _widget_note(controls: list[str], figure_above: bool, source: str, lang: str = "en") -> str:
+    """The note in place of a widget without frames: its controls, where its picture is, how to move them.
+
+    The Chinese page's note is the catalogue's (i18n/zh/widgets.md), its controls' labels too."""
+    p = punctuation(lang)
+    listed = p["list"].join(html.escape(widget_text(c, lang, strict=True)) for c in controls)
+    what = widget_text("Interactive cell ({controls})", lang, strict=True, controls=listed) if controls else ""
+    what = what or widget_text("Interactive cell", lang, strict=True)
+    shown = widget_text(
         "The figure just above is its static picture at the default setting."
         if figure_above
-        else "Its output appears only when the notebook runs."
+        else "Its output appears only when the notebook runs.",
+        lang,
+        strict=True,
+    )
+    run = widget_text(
+        "The controls need a running kernel: open {source} in JupyterLab and run it to move them.",
+        lang,
+        strict=True,
+        source=f"<code>{html.escape(source)}</code>",
     )
     return (
-        f'<div class="book-widget-note" role="note"><strong>{what}.</strong> {shown} '
-        f"The controls need a running kernel: open <code>{html.escape(source)}</code> in JupyterLab "
-        "and run it to move them.</div>"
+        f'<div class="book-widget-note" role="note"><strong>{what}{p["stop"]}</strong>{p["space"]}{shown}'
+        f"{p['space']}{run}</div>"
     )
+
+
+def _figure_alt(heading: str, lead: str, lang: str = "en", index: int = 0, total: int = 1) -> str:
+    """A figure's alt text: the section it belongs to, which figure of the cell, the sentence that introduces it."""
+    p = punctuation(lang)
+    alt = widget_text("Figure for “{heading}”", lang, strict=True, heading=heading)
+    if total > 1:
+        alt += p["space"] + widget_text("(figure {index} of {total})", lang, strict=True, index=index, total=total)
+    return alt + (f"{p['colon']}{lead}" if lead else "")
 
 
 # TeX commands a screen reader should hear as the symbol they draw (the rest lose only their backslash).
@@ -209,17 +230,26 @@ def _plain(markdown: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _lead_sentence(markdown: str) -> str:
-    """The last paragraph's opening sentences (at least 60 characters when there are that many), at most 220."""
+# Where a sentence ends: English at ". " (and ":", "!", "?" before a space), Chinese at 。！？ (and "：").
+_SENTENCE = {"en": re.compile(r".+?(?:[.:!?](?=\s|$)|$)"), "zh": re.compile(r".+?(?:[。！？：]|[.:!?](?=\s|$)|$)")}
+_LEAD_MIN = {"en": 60, "zh": 30}  # characters: a Chinese sentence says in 30 what an English one says in 60
+
+
+def _lead_sentence(markdown: str, lang: str = "en") -> str:
+    """The last paragraph's opening sentences (at least 60 characters when there are that many, 30 in Chinese), at
+    most 220."""
     paragraphs = [p for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith("#")]
     if not paragraphs:
         return ""
     lead = ""
-    for sentence in re.findall(r".+?(?:[.:!?](?=\s|$)|$)", _plain(paragraphs[-1])):
-        lead = f"{lead} {sentence.strip()}".strip()
-        if len(lead) >= 60:
+    for sentence in _SENTENCE[lang].findall(_plain(paragraphs[-1])):
+        sentence = sentence.strip()
+        lead = f"{lead}{' ' if lead and lang == 'en' else ''}{sentence}" if sentence else lead
+        if len(lead) >= _LEAD_MIN[lang]:
             break
-    return lead if len(lead) <= 220 else lead[:219].rsplit(" ", 1)[0] + "…"
+    if len(lead) <= 220:
+        return lead
+    return (lead[:219].rsplit(" ", 1)[0] if lang == "en" else lead[:219]) + "…"
 
 
 def prepare(page: Page, frames: list[FrameSet] | None = None, lang: str = "en") -> Any:
@@ -240,7 +270,7 @@ def prepare(page: Page, frames: list[FrameSet] | None = None, lang: str = "en") 
             for line in cell.source.splitlines():
                 if line.startswith("#"):
                     heading = _plain(line)
-            lead = _lead_sentence(cell.source) or lead
+            lead = _lead_sentence(cell.source, lang) or lead
             continue
         if cell.cell_type != "code":
             continue
@@ -251,24 +281,28 @@ def prepare(page: Page, frames: list[FrameSet] | None = None, lang: str = "en") 
             if "image/png" in data:
                 meta = out.setdefault("metadata", {}).setdefault("image/png", {})
                 if not meta.get("alt"):  # a notebook may give its own; keep it
-                    k = pngs.index(out)
-                    count = f" (figure {k + 1} of {len(pngs)})" if len(pngs) > 1 else ""
-                    meta["alt"] = f"Figure for “{heading}”{count}" + (f": {lead}" if lead else "")
+                    meta["alt"] = _figure_alt(heading, lead, lang, pngs.index(out) + 1, len(pngs))
             if WIDGET_VIEW in data and frames is not None:
-                controls = [c for c in _widget_controls(state, data[WIDGET_VIEW].get("model_id", "")) if c != "reset"]
+                reset = {"reset", widget_text("reset", lang)}
+                controls = [
+                    widget_text(c, lang)
+                    for c in _widget_controls(state, data[WIDGET_VIEW].get("model_id", ""))
+                    if c not in reset
+                ]
                 if widget_index >= len(frames):
                     raise ValueError(f"{page.source}: more widget outputs than figures recorded; rerun the notebook")
                 frame_set = frames[widget_index]
                 widget_index += 1
-                recorded = [c["label"] for c in frame_set.manifest["controls"]]
+                manifest = localized_manifest(frame_set.manifest, lang)
+                recorded = [c["label"] for c in manifest["controls"]]
                 if controls != recorded:
                     raise ValueError(
                         f"{page.source}: widget {widget_index} stores controls {controls}, the code draws {recorded}: "
                         "the stored notebook is stale (python scripts/run_notebooks.py)"
                     )
                 width = out.get("metadata", {}).get("image/png", {}).get("width")
-                alt = f"Figure for “{heading}”" + (f": {lead}" if lead else "")
-                html_block = live_figure(frame_set.manifest, alt, width, f"live-{widget_index}", lang)
+                alt = _figure_alt(heading, lead, lang)
+                html_block = live_figure(manifest, alt, width, f"live-{widget_index}", lang)
                 outputs.append(nbformat.v4.new_output("display_data", data={"text/html": html_block}))
                 continue
             if WIDGET_VIEW in data:
@@ -276,7 +310,7 @@ def prepare(page: Page, frames: list[FrameSet] | None = None, lang: str = "en") 
                     picture = {"image/png": data["image/png"]}
                     outputs.append(nbformat.v4.new_output("display_data", data=picture, metadata=out["metadata"]))
                 controls = _widget_controls(state, data[WIDGET_VIEW].get("model_id", ""))
-                note = _widget_note(controls, previous_had_figure or bool(pngs), page.source)
+                note = _widget_note(controls, previous_had_figure or bool(pngs), page.source, lang)
                 outputs.append(nbformat.v4.new_output("display_data", data={"text/html": note}))
                 continue
             outputs.append(out)
@@ -370,20 +404,33 @@ LIVE_TEXT = {
         "full": "open at full size",
         "ticks": "tick marks: the sampled values",
     },
-    "zh": {
-        "look": "看什么：",
-        "reset": "复位",
-        "reset_title": "回到初始值",
-        "values": "个取值",
-        "note": "这些画面在生成本书时由笔记本自己的代码画出，共 {n} 帧。滑块在采样值之间跳动；读数显示该帧所用的值。",
-        "one": "滑块一次只动一个：移动其中一个时，其他滑块回到初始值。",
-        "joint": "滑块一次只动一个，但{names}的每种组合都已画出：移动其中一个时，另一个保持不动；"
-        "移动其他滑块时，其余滑块回到初始值。",
-        "and": "与",
-        "full": "查看原尺寸大图",
-        "ticks": "刻度：采样值",
-    },
 }
+
+
+def live_text(lang: str = "en") -> dict[str, str]:
+    """The live figure's own words in ``lang``: :data:`LIVE_TEXT`, in Chinese from i18n/zh/widgets.md (each English text
+    without its surrounding spaces: Chinese puts none around them)."""
+    if lang == "en":
+        return LIVE_TEXT["en"]
+    return {k: widget_text(v.strip(), lang, strict=True) for k, v in LIVE_TEXT["en"].items()}
+
+
+def localized_manifest(manifest: dict[str, Any], lang: str = "en") -> dict[str, Any]:
+    """A figure's manifest with its words in ``lang``: control labels, menu options and checkbox states, the readouts
+    of menus, the caption. The frames are the English notebook's (figures keep their English labels)."""
+    if lang == "en":
+        return manifest
+    out = copy.deepcopy(manifest)
+    out["caption"] = widget_text(manifest.get("caption", ""), lang, strict=True)
+    menus = set()
+    for j, control in enumerate(out["controls"]):
+        control["label"] = widget_text(control["label"], lang, strict=True)
+        control["labels"] = [widget_text(s, lang, strict=True) for s in control["labels"]]
+        if control["labels"]:
+            menus.add(j)
+    for frame in out["frames"].values():
+        frame[1] = [widget_text(s, lang, strict=True) if j in menus else s for j, s in enumerate(frame[1])]
+    return out
 
 
 def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str, lang: str = "en") -> str:
@@ -394,6 +441,7 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str,
         str(i) for i, c in zip(start, manifest["controls"], strict=True) if c["kind"] in ("dropdown", "checkbox")
     )
     first = manifest["frames"][manifest["start"]]
+    text = live_text(lang)
     rows = []
     for j, (control, index) in enumerate(zip(manifest["controls"], start, strict=True)):
         cid = f"{uid}-{j}"
@@ -427,17 +475,17 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str,
                 f'<datalist class="book-ticks" id="{cid}-ticks">{ticks}</datalist>'
                 f'<output class="book-value" for="{cid}">{shown}</output>'
                 f'<span class="book-range">{html.escape(slider["labels"][0])} … {html.escape(slider["labels"][-1])}, '
-                f"{len(slider['labels'])} {LIVE_TEXT[lang]['values']}</span></div>"
+                f"{len(slider['labels'])} {text['values']}</span></div>"
             )
-    text = LIVE_TEXT[lang]
     rows.append(f'<button type="button" class="book-reset" title="{text["reset_title"]}">{text["reset"]}</button>')
     caption = manifest.get("caption", "")
-    caption_html = f'<p class="book-caption"><i>{text["look"]}</i> {html.escape(caption)}</p>' if caption else ""
+    look = f"<i>{text['look']}</i>{punctuation(lang)['space']}"  # no space after a Chinese colon
+    caption_html = f'<p class="book-caption">{look}{html.escape(caption)}</p>' if caption else ""
     one_at_a_time = manifest["grid"] != "product"
     joint = manifest.get("joint", [])
     labels = {c["name"]: c["label"] for c in manifest["controls"]}
     if one_at_a_time and joint:
-        names = "; ".join(text["and"].join(f"“{labels[n]}”" for n in group) for group in joint)
+        names = punctuation(lang)["groups"].join(text["and"].join(f"“{labels[n]}”" for n in group) for group in joint)
         how = text["joint"].format(names=names)
     else:
         how = text["one"] if one_at_a_time else ""
@@ -447,10 +495,13 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str,
     keys = ("plot", "params", "rebuildable", "controls", "contexts", "files", "frames", "start", "grid")
     data = {k: manifest[k] for k in keys}  # plot and params: tests/browser/test_book.py draws frames again
     data["joint"] = joint
+    if lang != "en":  # frames.js writes the range's count and the alt text's values in these words (English: its own)
+        p = punctuation(lang)
+        data["words"] = {"values": text["values"], "open": p["open"], "sep": p["groups"], "close": p["close"]}
     src = f"{root}{FRAMES_DIR}/{html.escape(manifest['files'][first[0]])}"
     return (
         f'<div class="book-live" id="{uid}" role="group" '
-        f'aria-label="{html.escape("Interactive figure: " + alt, quote=True)}">'
+        f'aria-label="{html.escape(widget_text("Interactive figure: {alt}", lang, alt=alt), quote=True)}">'
         f'<div class="book-live-controls">{"".join(rows)}</div>{caption_html}'
         f'<img class="book-live-frame" src="{src}"{size} '
         f'alt="{html.escape(alt, quote=True)}" data-alt="{html.escape(alt, quote=True)}">'

@@ -12,6 +12,8 @@
     const img = root.querySelector("img.book-live-frame");
     const full = root.querySelector("a.book-full");
     const baseAlt = img.getAttribute("data-alt") || img.alt;
+    // the page's words for a range's count and the alt text's list of values (the Chinese edition sets them)
+    const words = data.words || { values: "values", open: " (", sep: "; ", close: ")" };
     const folder = img.getAttribute("src").replace(/[^/]*$/, "");  // "frames/", or "../frames/" in zh/
     const start = data.start.split(",").map(Number);
     const state = {};
@@ -69,11 +71,11 @@
           input.setAttribute("aria-valuetext", frame[1][i]);
           rows[c.name].querySelector(".book-value").textContent = frame[1][i];
           rows[c.name].querySelector(".book-range").textContent =
-            s.labels[0] + " … " + s.labels[s.labels.length - 1] + ", " + s.labels.length + " values";
+            s.labels[0] + " … " + s.labels[s.labels.length - 1] + ", " + s.labels.length + " " + words.values;
         }
         described.push(c.label + " " + frame[1][i]);
       });
-      img.alt = baseAlt + " (" + described.join("; ") + ")";
+      img.alt = baseAlt + words.open + described.join(words.sep) + words.close;
       root.setAttribute("data-key", key());
       return true;
     }
