@@ -573,7 +573,8 @@ def _nav(pages: list[Page], i: int, lang: str = "en") -> dict[str, Any]:
         "position": i + 1,
         "count": len(pages),
         "root": "" if lang == "en" else "../",
-        "labels": LABELS[lang],
+        # the navigation's aria label names where it is: top, bottom (i18n/zh/widgets.md on a Chinese page)
+        "labels": LABELS[lang] | {"where": {w: widget_text(w, lang, strict=True) for w in ("top", "bottom")}},
         "switch": switch,
     }
 

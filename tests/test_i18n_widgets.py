@@ -296,6 +296,10 @@ def test_a_chinese_page_has_no_english_around_its_figures(zh_notebooks: Path) ->
     assert all("一节的图" in a and not a.startswith("Figure for") for a in alts)
     problems = [w for n in notes for w in _english_in(n)]
     assert not problems, notes
+    nav = book._nav([page, page], 1, "zh") | {"live": False}
+    body, _ = book._exporter("../").from_notebook_node(prepared, resources={"book": nav})
+    assert re.findall(r'<nav[^>]*aria-label="([^"]*)"', body) == ["课程导航（页首）", "课程导航（页尾）"]
+    assert not [s for s in ("Figure for", "Interactive", "What to look for", "(figure") if s in body]
 
 
 def test_a_chinese_live_figure_speaks_chinese(tmp_path: Path) -> None:
