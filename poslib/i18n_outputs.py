@@ -139,7 +139,11 @@ def check_words(line: str) -> str:
     for pattern, word in CHECK_WORDS:
         chinese = OUTPUTS.find(f"check word: {word}")
         if chinese is not None:
-            line = pattern.sub(lambda m, zh=chinese: (m.group(1) if m.groups() and m.group(1) else "") + zh, line)
+
+            def put(m: re.Match[str], zh: str = chinese) -> str:
+                return (m.group(1) if m.groups() and m.group(1) else "") + zh
+
+            line = pattern.sub(put, line)
     return line
 
 

@@ -144,7 +144,9 @@ EXERCISES = (
             "of the $6$ keys before the query, the nearest ($\\Delta = 1$) first, without the query's own token. "
             "How much of the stick is left for the query's own value?"
         ),
-        hint="The key at distance $\\Delta$ finds $(1 - \\beta)^{\\Delta-1}$ of the stick left and takes $\\beta$ of it.",
+        hint=(
+            "The key at distance $\\Delta$ finds $(1 - \\beta)^{\\Delta-1}$ of the stick left and takes $\\beta$ of it."
+        ),
         setup="beta, n_keys = 0.3, 6",
         stub="answer = None  # 6 weights, Δ = 1 first",
         solution="dist = np.arange(1, n_keys + 1)  # Δ\nanswer = beta * (1 - beta) ** (dist - 1)",
@@ -157,7 +159,8 @@ EXERCISES = (
         mistakes=(
             Mistake("dist = np.arange(1, n_keys + 1)\nanswer = beta * (1 - beta) ** dist", "one break too many"),
             Mistake(
-                "dist = np.arange(1, n_keys + 1)\nw = beta * (1 - beta) ** (dist - 1)\nanswer = w / w.sum()", "normalised"
+                "dist = np.arange(1, n_keys + 1)\nw = beta * (1 - beta) ** (dist - 1)\nanswer = w / w.sum()",
+                "normalised",
             ),
             Mistake("dist = np.arange(1, n_keys + 1)\nanswer = (1 - beta) * beta ** (dist - 1)", "swapped"),
         ),

@@ -584,7 +584,7 @@ def scale_agreement(
     and is beaten at the other) or ``"softens"`` (a win at one scale is a tie or not compared at the other).
     """
     claims = []
-    english = claim_verdicts.__wrapped__  # the status words are read from the English sentences
+    english = getattr(claim_verdicts, "__wrapped__")  # the status words are read from the English sentences  # noqa: B009
     mine, theirs = english(base, multiple), english(other, multiple)
     for key in mine:
         if key not in theirs:
@@ -1351,11 +1351,7 @@ def datadep_readings(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[
                     continue
                 groups[{"a": "beats", "tie": "ties", "b": "loses to"}[comparison.verdict]].append(other)
             against[scheme][k] = groups
-    among = {
-        (a, b): paired(results, a, b, 16)
-        for i, a in enumerate(DATA_DEPENDENT)
-        for b in DATA_DEPENDENT[i + 1 :]
-    }
+    among = {(a, b): paired(results, a, b, 16) for i, a in enumerate(DATA_DEPENDENT) for b in DATA_DEPENDENT[i + 1 :]}
     extra_schemes = list(LabConfig.from_dict(extra["config"]).schemes)
     answer_loss: dict[str, list[float]] = {}
     for scheme, by_seed in extra.get("training", {}).items():

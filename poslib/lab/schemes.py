@@ -201,9 +201,9 @@ def dca_settings(train_len: int) -> tuple[int, int]:
     // 4`` and ``local_window = pretraining_length // 8`` (its first version, 15c5787, had ``// 16``). For
     L_train = 64: chunk_size 48, local_window 8, chunks of s = 40 keys; no distance exceeds 48, inputs of up to 49
     tokens are plain RoPE (the second chunk's first local_window + 1 queries keep their true distances), and from
-    50 tokens on a true distance of 10 already reads 9, so DCA already acts at L_train. ChunkLlama's code also multiplies cos and sin by mscale = 0.05·ln(T / L_train) + 1
-    beyond L_train; ``rope+dca`` does not (nor does :func:`poslib.dual_chunk_attention` by default), so that it
-    changes the distances only, as the other remaps do.
+    50 tokens on a true distance of 10 already reads 9, so DCA already acts at L_train. ChunkLlama's code also
+    multiplies cos and sin by mscale = 0.05·ln(T / L_train) + 1 beyond L_train; ``rope+dca`` does not (nor does
+    :func:`poslib.dual_chunk_attention` by default), so that it changes the distances only, as the other remaps do.
     """
     return train_len * 3 // 4, train_len // 8
 

@@ -253,7 +253,10 @@ class PathReflectionPlot(LivePlot):
         self.a_p = a_p
         (self.s_path,) = a_s.plot([], [], "o-", color=COLORS[0], ms=5, lw=1.0, label="PaTH")
         (self.s_rope,) = a_s.plot([], [], "s--", color=COLORS[1], ms=4, lw=1.0, label=r"RoPE, $\cos(\Delta\varphi)$")
-        a_s.set(xlabel="distance Δ = m − n (tokens)", ylabel=r"score $q_m^\top \mathcal{H}_m\cdots \mathcal{H}_{n+1}k_n$ (k = q)")
+        a_s.set(
+            xlabel="distance Δ = m − n (tokens)",
+            ylabel=r"score $q_m^\top \mathcal{H}_m\cdots \mathcal{H}_{n+1}k_n$ (k = q)",
+        )
         a_s.set(xlim=(-0.5, self.n_tokens - 0.5), ylim=(-1.1, 1.1))
         legend_outside(a_s, where="below", ncol=2)
         self.a_s = a_s

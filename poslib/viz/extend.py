@@ -50,9 +50,9 @@ def remap_distances(
     elif method == "Self-Extend":
         d = self_extend_relative_positions(length, group_size=group_size, neighbor_window=window).astype(np.float64)
     elif method == "Dual Chunk Attention":
-        d = dual_chunk_relative_positions(
-            length, chunk_size=DCA_CHUNK_SIZE, local_window=DCA_LOCAL_WINDOW
-        ).astype(np.float64)
+        d = dual_chunk_relative_positions(length, chunk_size=DCA_CHUNK_SIZE, local_window=DCA_LOCAL_WINDOW).astype(
+            np.float64
+        )
     else:
         raise ValueError(f"method must be one of {list(REMAP_METHODS)}, got {method!r}")
     return np.where(np.tri(length, dtype=bool), d, np.nan)

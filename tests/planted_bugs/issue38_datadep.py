@@ -60,9 +60,7 @@ def _lab_datadep_paired_by_mean() -> None:
 @bug(
     "lab_fox_gate_from_key",
     "the lab's FoX layer counts the key's own gate: Λ_m − Λ_{n−1} instead of Λ_m − Λ_n",
-    tests=(
-        "tests/test_lab.py::test_fox_layer_is_poslib_forgetting_attention_with_the_layers_own_gates",
-    ),
+    tests=("tests/test_lab.py::test_fox_layer_is_poslib_forgetting_attention_with_the_layers_own_gates",),
     notebooks=("notebooks/12_position_from_the_data.ipynb",),
     thread="issue 38 (notebook 12's replay of the committed lab run)",
 )
