@@ -580,6 +580,29 @@ def test_a_figure_opens_at_full_size_on_a_phone(book: Path, page, width: int) ->
     assert not links.first.is_visible(), "the link is for narrow screens; a wide one shows the figure at full size"
 
 
+@pytest.mark.parametrize("width", [390])
+def test_a_static_figure_opens_at_full_size_on_a_phone(book: Path, page, width: int) -> None:
+    """The figures without controls too: each has a link, visible on a phone only, that opens its picture in a tab
+    of its own at its full pixel width (a data: URL turned into a blob: browsers refuse to open data: as a page)."""
+    _open_offline(page, (book / "00_tour.html").as_uri())
+    page.set_viewport_size({"width": width, "height": 844})
+    images = page.locator('img[src^="data:image/png"]')
+    links = page.locator("a.book-full-static")
+    assert links.count() == images.count() > 0
+    link = links.first
+    assert link.is_visible(), f"no visible full-size link at {width} px"
+    with page.context.expect_page() as opened:
+        link.click()
+    tab = opened.value
+    tab.wait_for_load_state()
+    assert tab.url.startswith("blob:"), tab.url
+    natural = tab.evaluate("() => document.images[0] && document.images[0].naturalWidth")
+    assert natural and natural > width, natural
+    tab.close()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    assert not link.is_visible(), "the link is for narrow screens; a wide one shows the figure at full size"
+
+
 def test_frame_checks_catch_planted_bugs(book: Path, page, tmp_path: Path) -> None:
     """The two checks above fail on a copy of the book with a bug planted: a frame file swapped for another
     (a stale or mislabelled frame), and frames.js showing the next file instead of the frame's own."""
