@@ -34,7 +34,7 @@ Commands:
 The Chinese notebooks keep the English notebooks' code cells byte for byte; their stored outputs are the English
 ones with every line the catalogues know put into Chinese (exercise cells: the checkers' Chinese answers,
 poslib.exercises.i18n.translate_feedback; other cells: the lab's conclusions and the check lines' verdict words,
-poslib.i18n_outputs, catalogue i18n/zh/outputs.md), any other line as it is; their markdown is the
+poslib._i18n_outputs, catalogue i18n/zh/outputs.md), any other line as it is; their markdown is the
 translation with its links made to work one folder deeper, and each translated heading carries the English
 heading's anchor, so links into a notebook (05_rope.ipynb#The-decay-bound) land on the same place.
 """
@@ -576,6 +576,20 @@ def _atoms(line: str) -> list[tuple[int, int, str]]:
     return out + [(k, k + 1, _char_class(line, k)) for k in range(pos, len(line))]
 
 
+def _closes(line: str, atom: tuple[int, int, str]) -> bool:
+    """Whether a looked-through piece (emphasis, a link's bracket or target) ends a span rather than starting one:
+    a link's "]" or "](…)", or an emphasis marker preceded by an odd number of the same marker in the line."""
+    text = line[atom[0] : atom[1]]
+    if text.startswith("]"):
+        return True
+    if text.startswith(("[", "![")):
+        return False
+    item = _LIST_ITEM.match(line)  # a list item's "* " is a bullet, not emphasis
+    start = item.end() if item else 0
+    before = [m for m in re.finditer(r"\*+", line[start : atom[0]]) if m.group(0) == text]
+    return len(before) % 2 == 1
+
+
 def spacing_edits(line: str) -> list[tuple[int, int, str]]:
     """(start, end, replacement) that make one line of Chinese text follow the spacing rule: a space inserted
     between Chinese and Latin, spaces removed between Chinese punctuation and the text next to it."""
@@ -584,7 +598,10 @@ def spacing_edits(line: str) -> list[tuple[int, int, str]]:
     edits = []
     for a, b in itertools.pairwise(seen):
         if {a[2], b[2]} == {"H", "L"}:
-            at = a[1] if a[2] == "H" else b[0]  # outside the emphasis or the link: 见 [docs/lab.md](…)
+            # outside the emphasis or the link: before a marker that opens (见 [docs/lab.md](…), RoPE *不*), after
+            # one that closes (**胜过** b): a space inside a marker turns it into a literal asterisk
+            between = [t for t in atoms if t[2] == "T" and a[1] <= t[0] and t[1] <= b[0]]
+            at = b[0] if between and _closes(line, between[0]) else a[1]
             edits.append((at, at, " "))
     k = 0
     while k < len(atoms):
@@ -697,7 +714,24 @@ def typography_problems(text: str) -> list[str]:
             for start, end, new in spacing_edits(line):
                 what = "no space between Chinese and Latin" if new else "a space next to Chinese punctuation"
                 problems.append(f"{what}: …{line[max(0, start - 10) : end + 10]!r}…")
+        if kind != "verbatim":
+            problems += [f"emphasis broken by a space inside its marker: …{q!r}…" for q in _broken_emphasis(line)]
     return problems
+
+
+def _broken_emphasis(line: str) -> list[str]:
+    """Quotes of the emphasis markers a space sits inside ("a** 胜过 **b"): Markdown shows those as asterisks."""
+    item = _LIST_ITEM.match(line)
+    found = []
+    for atom in _atoms(line):
+        text = line[atom[0] : atom[1]]
+        if atom[2] != "T" or not text.startswith("*") or (item and atom[1] <= item.end()):
+            continue
+        closing = _closes(line, atom)
+        inner = line[atom[0] - 1 : atom[0]] if closing else line[atom[1] : atom[1] + 1]
+        if inner == " ":
+            found.append(line[max(0, atom[0] - 8) : atom[1] + 8])
+    return found
 
 
 def sources() -> list[Path]:
@@ -917,9 +951,9 @@ def translate_exercise_outputs(cell: Any) -> None:
 def translate_code_outputs(cell: Any) -> None:
     """A code cell's stored text (stream text, text/plain, text/markdown) as the Chinese notebook shows it: each
     line the catalogue i18n/zh/outputs.md knows in Chinese, the verdict words of check lines in Chinese, any other
-    line as it is (poslib.i18n_outputs.translate_output)."""
+    line as it is (poslib._i18n_outputs.translate_output)."""
     try:
-        from poslib.i18n_outputs import translate_output
+        from poslib._i18n_outputs import translate_output
     except ImportError:  # the outputs' Chinese is not in yet: the stored English stays
         return
     for output in cell.get("outputs", []):
@@ -934,9 +968,9 @@ def translate_code_outputs(cell: Any) -> None:
 def translate_widgets(nb: Any, lang: str) -> None:
     """The notebook's stored widgets in ``lang``, what a student sees before running: every control's label and
     tooltip, the words among a menu's options, the "What to look for" caption, the reset button, and the text a
-    widget output carries (i18n/zh/widgets.md, poslib.i18n_widgets.localize_widgets; a label it lacks fails the build,
+    widget output carries (i18n/zh/widgets.md, poslib._i18n_widgets.localize_widgets; a label it lacks fails the build,
     naming it)."""
-    from poslib.i18n_widgets import localize_widgets
+    from poslib._i18n_widgets import localize_widgets
 
     localize_widgets(nb, lang)
 

@@ -94,7 +94,7 @@ def test_code_cells_do_not_depend_on_the_notebooks_folder():
 def _as_built(cell: dict) -> list:
     """An English code cell's outputs as build stores them in Chinese: printed text through i18n/zh/outputs.md
     (translate_code_outputs), a widget output's plain text through i18n/zh/widgets.md; the rest byte for byte."""
-    from poslib.i18n_widgets import WIDGET_VIEW, widget_text
+    from poslib._i18n_widgets import WIDGET_VIEW, widget_text
 
     cell = json.loads(json.dumps(cell))
     i18n.translate_code_outputs(cell)

@@ -1,5 +1,5 @@
 """The Chinese of what notebooks 08 and 11 conclude, and of check lines' verdict words (i18n/zh/outputs.md, read by
-poslib.i18n_outputs): the stored outputs of the conclusion cells translate line by line with no English word left
+poslib._i18n_outputs): the stored outputs of the conclusion cells translate line by line with no English word left
 and every number in order, the English notebooks are untouched, a catalogue entry with a changed number is refused,
 and the lab's report functions answer in Chinese in a Chinese kernel (English unchanged)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from poslib import i18n_outputs
+from poslib import _i18n_outputs
 from poslib.exercises.i18n import NUMBER, Catalogue, read_catalogue
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,46 +45,49 @@ def stored_texts(name: str, ids: tuple[str, ...]) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("name", sorted(CONCLUSIONS))
 def test_every_conclusion_line_is_chinese_with_its_numbers_in_order(name: str) -> None:
     for cell, english in stored_texts(name, CONCLUSIONS[name]):
-        chinese = i18n_outputs.translate_output(english)
+        chinese = _i18n_outputs.translate_output(english)
         for line in chinese.split("\n"):
             if not line.strip() or set(line) <= set("|-: "):
                 continue  # a blank line, a table's rule
             assert _CJK.search(line), f"{name} {cell}: left in English: {line!r}"
-            assert not i18n_outputs.latin_words(line), f"{name} {cell}: English words {i18n_outputs.latin_words(line)}"
+            assert not _i18n_outputs.latin_words(line), (
+                f"{name} {cell}: English words {_i18n_outputs.latin_words(line)}"
+            )
         assert NUMBER.findall(chinese) == NUMBER.findall(english), f"{name} {cell}: numbers changed or moved"
 
 
 def test_the_allowed_latin_words() -> None:
     # code, scheme names, method names and units stay; an English word does not
     assert (
-        i18n_outputs.latin_words("rope+ft_yarn 与 rope+ntk 的 L_train，NTK-RoPE，116k，gpt2_model.py，`FireBias`") == []
+        _i18n_outputs.latin_words("rope+ft_yarn 与 rope+ntk 的 L_train，NTK-RoPE，116k，gpt2_model.py，`FireBias`")
+        == []
     )
-    assert i18n_outputs.latin_words("rope+ntk is the best") == ["is", "the", "best"]
+    assert _i18n_outputs.latin_words("rope+ntk is the best") == ["is", "the", "best"]
 
 
 def test_check_lines_translate_their_verdict_words_only() -> None:
     line = "ok   Llama 3.1: attention factor: measured 1.000000 vs hand 1.000000  (bound: |Δ| < 1e-12)"
-    assert i18n_outputs.translate_output(line) == (
+    assert _i18n_outputs.translate_output(line) == (
         "通过 Llama 3.1: attention factor: 实测 1.000000 vs hand 1.000000  (界限: |Δ| < 1e-12)"
     )
-    assert i18n_outputs.translate_output("check: CoPE layer, max |difference| < 1e-4, bound < 1e-4 -> ok") == (
-        "检查: CoPE layer, max |difference| < 1e-4, 界限 < 1e-4 -> 通过"
+    assert _i18n_outputs.translate_output("check: CoPE layer, max |difference| < 1e-4, bound < 1e-4 -> ok") == (
+        "检查：CoPE layer, max |difference| < 1e-4, 界限 < 1e-4 -> 通过"
     )
-    assert i18n_outputs.translate_output("illustration (a theorem): |score| ≤ bound at every distance") == (
+    assert _i18n_outputs.translate_output("illustration (a theorem): |score| ≤ bound at every distance") == (
         "示意 (a theorem): |score| ≤ bound at every distance"  # "≤ bound" is the bound itself, not the check's
     )
     unknown = "every RoPE seed grows more than every ALiBi seed from 1× to 8×: True"
-    assert i18n_outputs.translate_output(unknown) == unknown
+    assert _i18n_outputs.translate_output(unknown) == unknown
 
 
 def test_a_changed_number_in_a_catalogue_entry_is_refused(tmp_path: Path) -> None:
-    text = i18n_outputs.CATALOGUE.read_text(encoding="utf-8")
+    text = _i18n_outputs.CATALOGUE.read_text(encoding="utf-8")
     assert "配对比值 ×0.772（×0.694 至 ×0.900）" in text
     planted = tmp_path / "outputs.md"
     planted.write_text(text.replace("配对比值 ×0.772（", "配对比值 ×0.773（"), encoding="utf-8")
     with pytest.raises(ValueError, match="numbers in order"):
         read_catalogue(planted)
-    assert Catalogue(i18n_outputs.CATALOGUE).entries  # the file itself reads
+    assert Catalogue(_i18n_outputs.CATALOGUE).entries  # the file itself reads
 
 
 def test_build_leaves_the_english_notebooks_alone(tmp_path: Path) -> None:
@@ -114,7 +117,7 @@ def test_the_report_functions_answer_in_the_notebooks_language(monkeypatch: pyte
     chinese = lab.takeaways(results)
     assert len(chinese) == len(english)
     for line in chinese:
-        assert _CJK.search(line) and not i18n_outputs.latin_words(line), line
+        assert _CJK.search(line) and not _i18n_outputs.latin_words(line), line
     assert [NUMBER.findall(x) for x in chinese] == [NUMBER.findall(x) for x in english]
     # what reads the English sentences back still works in a Chinese kernel
     assert lab.scale_agreement(results, results, 8)["claims"][0]["verdict"] == "same at both scales"

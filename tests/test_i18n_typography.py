@@ -143,3 +143,24 @@ def test_check_names_a_block_that_breaks_the_typography(tmp_path: Path, monkeypa
     assert problems and all("no space between Chinese and Latin" in p for p in problems), problems
     shutil.copy(ZH / "03_sinusoidal.md", tmp_path / "zh" / "03_sinusoidal.md")
     assert i18n.problems_of(source, "zh") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("还要注意 RoPE*不*改动什么", "还要注意 RoPE *不*改动什么"),  # an opening marker: the space before it
+        ("就说 a**胜过**b；否则", "就说 a **胜过** b；否则"),  # a closing one: the space after it
+        ("取*训练好的*RoPE 模型", "取*训练好的* RoPE 模型"),
+        # a list item's bullet is no emphasis marker
+        ("* **结论。** FIRE 在每个种子上都*落后于*RoPE", "* **结论。** FIRE 在每个种子上都*落后于* RoPE"),
+    ],
+)
+def test_the_space_goes_outside_emphasis(text, want):
+    got = i18n.typeset(text)[0]
+    assert got == want
+    assert not i18n.typography_problems(got)
+
+
+def test_a_space_inside_an_emphasis_marker_is_a_problem():
+    assert any("emphasis broken" in p for p in i18n.typography_problems("就说 a** 胜过 **b；否则"))
+    assert any("emphasis broken" in p for p in i18n.typography_problems("还要注意 RoPE* 不*改动什么"))

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import nbformat
 import pytest
 
-from poslib.i18n_widgets import (
+from poslib._i18n_widgets import (
     LOOK,
     WIDGET_STATE,
     WIDGET_TEXT,

@@ -120,7 +120,7 @@ class Catalogue:
     ``plain`` says whether a piece needs no translation at all (by default: no letter outside code spans);
     ``field_patterns`` hold fields to a form (a field named there takes only a value that matches its pattern
     whole, inserted as it is: a scheme name, a number), so that a template cannot read a sentence wrongly. The
-    exercise checkers' catalogue is :data:`EXERCISES`; :mod:`poslib.i18n_outputs` holds the one of the notebooks'
+    exercise checkers' catalogue is :data:`EXERCISES`; :mod:`poslib._i18n_outputs` holds the one of the notebooks'
     printed outputs.
     """
 

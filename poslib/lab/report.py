@@ -38,7 +38,7 @@ and named separately.
 **In the notebooks' language.** The sentences a notebook prints (:func:`takeaways`, :func:`claim_verdicts`,
 :func:`comparison_table`, :func:`extension_verdicts`, :func:`deployed_verdicts`) come back in Chinese when
 :func:`poslib.exercises.i18n.language` is "zh" (a kernel of ``notebooks/zh``), through the catalogue
-``i18n/zh/outputs.md`` (:mod:`poslib.i18n_outputs`); each function's English is its ``__wrapped__``, and what
+``i18n/zh/outputs.md`` (:mod:`poslib._i18n_outputs`); each function's English is its ``__wrapped__``, and what
 reads the sentences back (:func:`scale_agreement`) reads the English.
 """
 
@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from poslib.i18n_outputs import in_language
+from poslib._i18n_outputs import in_language
 
 from .config import LabConfig
 

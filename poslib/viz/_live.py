@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 
 from matplotlib.figure import Figure
 
+from .._i18n_widgets import caption_html, widget_text
+from .._i18n_widgets import label_ch as _label_width
 from ..exercises.i18n import language
-from ..i18n_widgets import caption_html, widget_text
-from ..i18n_widgets import label_ch as _label_width
 from ._blit import FrameCache, png_bytes
 from .frames import FRAMES_ENV, record_frames
 from .style import RENDER_DPI, display_width_px, freeze_layout

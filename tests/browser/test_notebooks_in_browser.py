@@ -147,7 +147,8 @@ def test_harness_notebook_slider_redraws(request, relpath, page, lab, screenshot
     """The harness itself: a poslib.viz.interact slider renders, moves by keyboard, and redraws its image."""
     plan, moves = _exercise(request, page, lab, relpath, screenshots, open_check=False)
     assert plan.interactive_cells == plan.slider_cells == (1,) and plan.runnable == (0, 1, 3)
-    assert [(m.before, m.after) for m in moves] == [("1.0", "2.0")]
+    # the value read is aria-valuenow and the readout beside the track (browser_harness._JS_SLIDER_VALUE)
+    assert [(m.before, m.after) for m in moves] == [("1.0|1", "2.0|2")]
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,21 @@ from typing import Any, TypeVar
 
 from poslib.exercises.i18n import Catalogue, language
 
+__all__ = [
+    "CATALOGUE",
+    "CHECK_WORDS",
+    "KEPT",
+    "OUTPUTS",
+    "SCHEME",
+    "check_words",
+    "in_language",
+    "latin_words",
+    "localized",
+    "to_chinese",
+    "translate_line",
+    "translate_output",
+]
+
 CATALOGUE = Path(__file__).resolve().parent.parent / "i18n" / "zh" / "outputs.md"
 
 # The lab's scheme names: a base, then +variants (rope+ft_yarn, alibi+logn, fox+rope, rope_nope_hybrid).
@@ -40,7 +55,7 @@ KEPT = frozenset(
     """
     RoPE NTK NTK-RoPE ALiBi YaRN PI KERPLE FIRE CoPE xPos XPOS NoPE ReRoPE Self-Extend Leaky DCA FoX T5 APE SDPA
     L_train L G c k x m r₁ r₂ d_model scale_base softplus max log ppl M B MiB arXiv ICLR NeurIPS WikiText-103
-    GPT-NeoX OpenWebText2 GitHub ArXiv Press Chi Li Kazemnejad Sun Rotary Sinusoidal poslib
+    GPT-NeoX OpenWebText2 GitHub ArXiv Press Chi Li Kazemnejad Sun Rotary Sinusoidal poslib FireBias token
     """.split()
 )
 # code-like tokens: paths and addresses (github.com/…, gpt2_model.py), calls (lab.disagreements)
@@ -126,7 +141,7 @@ CHECK_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(\s*)FAIL(?= )"), "FAIL"),
     (re.compile(r"(?<=-> )ok$"), "ok"),
     (re.compile(r"(?<=-> )FAIL$"), "FAIL"),
-    (re.compile(r"^(\s*)check(?=[: ])"), "check"),
+    (re.compile(r"^(\s*)check(?=[:： ])"), "check"),
     (re.compile(r"^(\s*)illustration(?=[:,( ])"), "illustration"),
     (re.compile(r"(?<=[ (])measured(?= )"), "measured"),
     (re.compile(r"(?<=[(;,:] )bounds(?=[: ])|(?<=\()bounds(?=[: ])"), "bounds"),
@@ -134,8 +149,16 @@ CHECK_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# A check line: opened by its verdict ("ok  ", "FAIL", "check:", "illustration") or closed by "-> ok" / "-> FAIL".
+# Only there are "measured" and "bound" verdict words; elsewhere a lone 界限 would sit in an English sentence.
+_CHECK_LINE = re.compile(r"^\s*(?:ok  |FAIL |check[: ]|illustration[:,( ])|-> (?:ok|FAIL)$")
+
+
 def check_words(line: str) -> str:
-    """``line`` with the verdict words of a check line in Chinese (the rest as it is)."""
+    """``line`` with the verdict words of a check line in Chinese (the rest as it is); other lines unchanged."""
+    if not _CHECK_LINE.search(line):
+        return line
+    line = re.sub(r"^(\s*)check: ?", r"\1check：", line)  # a Chinese colon after the Chinese word, no space
     for pattern, word in CHECK_WORDS:
         chinese = OUTPUTS.find(f"check word: {word}")
         if chinese is not None:
