@@ -534,7 +534,7 @@ _ZH_LINK = re.compile(
 _STATIC_PNG = re.compile(r'<img\b[^>]*\bsrc="data:image/png[^"]*"[^>]*>')
 _OPEN_FULL = (
     "fetch(this.previousElementSibling.src).then(r => r.blob())"
-    ".then(b => window.open(URL.createObjectURL(b), '_blank'));return false;"
+    ".then(b => window.open(window.URL.createObjectURL(b), '_blank'));return false;"  # URL alone: document.URL here
 )
 
 
