@@ -55,7 +55,7 @@ KEPT = frozenset(
     """
     RoPE NTK NTK-RoPE ALiBi YaRN PI KERPLE FIRE CoPE xPos XPOS NoPE ReRoPE Self-Extend Leaky DCA FoX T5 APE SDPA
     L_train L G c k x m r₁ r₂ d_model scale_base softplus max log ppl M B MiB arXiv ICLR NeurIPS WikiText-103
-    GPT-NeoX OpenWebText2 GitHub ArXiv Press Chi Li Kazemnejad Sun Rotary Sinusoidal poslib FireBias token
+    GPT-NeoX OpenWebText2 GitHub ArXiv Press Chi Li Kazemnejad Sun Rotary Sinusoidal poslib FireBias token CPU n_layers
     """.split()
 )
 # code-like tokens: paths and addresses (github.com/…, gpt2_model.py), calls (lab.disagreements)
@@ -173,6 +173,8 @@ def check_words(line: str) -> str:
 # ---- stored outputs, line by line -----------------------------------------------------------------------------------
 
 _TABLE_ROW = re.compile(r"^\|(.*)\|$")
+# the columns of a line printed as aligned columns: cells apart by " | " or by two spaces or more
+_COLUMN_GAP = re.compile(r"( *\| *| {2,})")
 _CONTINUED = "    "  # textwrap.fill(..., subsequent_indent="    ") in notebook 11
 
 
@@ -192,7 +194,26 @@ def translate_line(line: str) -> str:
             zh = to_chinese(text) if text else None
             out.append(cell if zh is None else cell.replace(text, zh))
         return "|" + "|".join(out) + "|"
-    return check_words(line)
+    found = _columns(line)
+    return check_words(line) if found is None else found
+
+
+def _columns(line: str) -> str | None:
+    """``line`` printed as aligned columns (a scheme name, then its sentence), each cell in Chinese, else None."""
+    parts = _COLUMN_GAP.split(line)
+    if len(parts) < 3:
+        return None
+    out, changed = [], False
+    for k, part in enumerate(parts):
+        if k % 2 or not part or _plain(part):
+            out.append(part)
+            continue
+        zh = to_chinese(part)
+        if zh is None:
+            return None
+        out.append(zh)
+        changed = True
+    return "".join(out) if changed else None
 
 
 def _unwrapped(lines: list[str]) -> list[str]:

@@ -22,7 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # table of paper orderings and takeaways; 11's verdicts (plain and practitioner's), takeaways and departures.
 CONCLUSIONS = {
     "08_extrapolation_lab.ipynb": ("departures", "pk-compare", "916684f9a58a4a2aa5f864670399430d"),
-    "11_extending_a_trained_model.ipynb": ("verdict", "practice-verdict", "takeaways", "departures"),
+    "11_extending_a_trained_model.ipynb": (
+        "verdict",
+        "practice-verdict",
+        "takeaways",
+        "departures",
+        "practice-curves",
+        "practice-readoff",
+        "scale2",
+    ),
 }
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
