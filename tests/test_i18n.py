@@ -9,19 +9,12 @@ outputs byte for byte, and every link in them resolves.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "scripts" / "i18n.py")
-i18n = importlib.util.module_from_spec(_spec)
-sys.modules["i18n_tool"] = i18n
-_spec.loader.exec_module(i18n)
+from i18n_script import ROOT, i18n
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -8,20 +8,11 @@ on one line (markdown renders the break as a space).
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-if "i18n_tool" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "scripts" / "i18n.py")
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["i18n_tool"] = _module
-    _spec.loader.exec_module(_module)
-i18n = sys.modules["i18n_tool"]
+from i18n_script import ROOT, i18n
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)

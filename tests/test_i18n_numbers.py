@@ -6,21 +6,12 @@ committed passes; Chinese words that only hold a numeral character (一些, 统�
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-if "i18n_tool" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "scripts" / "i18n.py")
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["i18n_tool"] = _module
-    _spec.loader.exec_module(_module)
-i18n = sys.modules["i18n_tool"]
+from i18n_script import ROOT, i18n
 
 # (notebook, cell, what the committed Chinese says, the planted change, the complaint)
 PLANTS = [

@@ -6,20 +6,11 @@ scripts write (the course map, the book's labels).
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-if "i18n_tool" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "scripts" / "i18n.py")
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["i18n_tool"] = _module
-    _spec.loader.exec_module(_module)
-i18n = sys.modules["i18n_tool"]
+from i18n_script import ROOT, i18n
 
 ZH = ROOT / "i18n" / "zh"
 CONVENTIONS = "## 本译本的统一译名"  # the glossary's table of choices, which names the forms no longer used

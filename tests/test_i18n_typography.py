@@ -9,20 +9,11 @@ generated Chinese document is held to them, and the reader's awkward phrases sta
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-if "i18n_tool" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "scripts" / "i18n.py")
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["i18n_tool"] = _module
-    _spec.loader.exec_module(_module)
-i18n = sys.modules["i18n_tool"]
+from i18n_script import ROOT, i18n
 
 ZH = ROOT / "i18n" / "zh"
 GENERATED = [*sorted((ROOT / "docs" / "zh").glob("*.md")), ROOT / "README.zh-CN.md"]
