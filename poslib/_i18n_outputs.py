@@ -20,6 +20,7 @@ piece, and in any other line only the verdict words of a check line (:data:`CHEC
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 CATALOGUE = Path(__file__).resolve().parent.parent / "i18n" / "zh" / "outputs.md"
+# The lines the other cells print (checks, tables, measurements), one file per notebook: i18n/zh/prints/NN.md.
+PRINTS = tuple(sorted((CATALOGUE.parent / "prints").glob("*.md")))
 
 # The lab's scheme names: a base, then +variants (rope+ft_yarn, alibi+logn, fox+rope, rope_nope_hybrid).
 _BASES = "nope|learned|sinusoidal|rope_nope_hybrid|rope|xpos|t5|alibi|kerple|sandwich|fire|cope|fox|stickbreaking"
@@ -56,6 +59,9 @@ KEPT = frozenset(
     RoPE NTK NTK-RoPE ALiBi YaRN PI KERPLE FIRE CoPE xPos XPOS NoPE ReRoPE Self-Extend Leaky DCA FoX T5 APE SDPA
     L_train L G c k x m r₁ r₂ d_model scale_base softplus max log ppl M B MiB arXiv ICLR NeurIPS WikiText-103
     GPT-NeoX OpenWebText2 GitHub ArXiv Press Chi Li Kazemnejad Sun Rotary Sinusoidal poslib FireBias token CPU n_layers
+    Llama LLaMA Qwen Gemma DeepSeek Mistral GPT GPT-J Phi BERT DeBERTa Transformer-XL TUPE LongRoPE Sandwich PaTH MLA
+    BOS EOS AdamW NumPy PyTorch torch numpy Python vLLM transformers HF VL JSON SHA-256 cos sin tan ln exp softmax
+    sigmoid argmax argmin Re Im inf nan ReLU MLP GeLU
     """.split()
 )
 # code-like tokens: paths and addresses (github.com/…, gpt2_model.py), calls (lab.disagreements)
@@ -64,11 +70,15 @@ _WORD = re.compile(r"(?<![\w+])[A-Za-z][\w'’-]*(?:\+\w+)*")
 
 
 def latin_words(text: str) -> list[str]:
-    """The English words of ``text``: Latin words outside code, scheme names and :data:`KEPT` ("116k" is a number)."""
+    """The English words of ``text``: Latin words outside code, scheme names and :data:`KEPT`, of two letters or more,
+    with no digit or underscore ("116k" is a number, W_qk and Qwen2 are names)."""
     rest = SCHEME.sub(" ", _CODEISH.sub(" ", text))
     found = []
     for word in _WORD.findall(rest):
         bare = word.removesuffix("'s").removesuffix("’s").rstrip("-")
+        # a variable (q, N), an identifier or model id (W_qk, apply_rope, Qwen2, V3): notation and code, not English
+        if len(bare) == 1 or "_" in bare or any(c.isdigit() for c in bare):
+            continue
         if bare not in KEPT:
             found.append(word)
     return found
@@ -88,7 +98,8 @@ FIELD_PATTERNS = {
         ("k", "values", "steps", "length", "v", "w", "r", "same", "all", "other", "l"), re.compile(_NUMBERS)
     ),
 }
-OUTPUTS = Catalogue(CATALOGUE, plain=_plain, field_patterns=FIELD_PATTERNS)
+OUTPUTS = Catalogue((CATALOGUE, *PRINTS), plain=_plain, field_patterns=FIELD_PATTERNS)
+_NAME_LIST = re.compile(rf"{SCHEME.pattern}(?:, {SCHEME.pattern})+")
 # no space next to Chinese punctuation (the pieces of a template may bring one)
 _TIDY = re.compile(r" +(?=[，。；：（）、])|(?<=[，。；：（）、]) +")
 
@@ -98,7 +109,11 @@ def to_chinese(text: str) -> str | None:
     if not text.strip() or _plain(text):
         return None
     found = OUTPUTS.to_chinese(text)
-    return None if found is None else _TIDY.sub("", found)
+    if found is None:
+        return None
+    # a list of scheme names takes the Chinese enumeration comma (rope、xpos、t5)
+    found = _NAME_LIST.sub(lambda m: "、".join(m.group().split(", ")), found)
+    return _TIDY.sub("", found)
 
 
 T = TypeVar("T")
@@ -180,9 +195,10 @@ _CONTINUED = "    "  # textwrap.fill(..., subsequent_indent="    ") in notebook 
 
 def translate_line(line: str) -> str:
     """One output line in Chinese: the catalogue's line, a bullet or table row piece by piece, else its check words."""
-    found = to_chinese(line)
+    body = line.lstrip(" ")
+    found = to_chinese(body)
     if found is not None:
-        return found
+        return line[: len(line) - len(body)] + found  # the catalogue holds a line without its indentation
     if line.startswith("- ") and (found := to_chinese(line[2:])) is not None:
         return "- " + found
     row = _TABLE_ROW.match(line)
@@ -226,9 +242,10 @@ def _unwrapped(lines: list[str]) -> list[str]:
 
 
 def translate_output(text: str) -> str:
-    """A stored output (stream text, text/plain or text/markdown) in Chinese, line by line (module docstring)."""
+    """A stored output (stream text, text/plain or text/markdown) in Chinese, line by line (module docstring); the
+    columns of a table printed with spaces realigned for the width of Chinese characters (:func:`realign`)."""
     lines = text.split("\n")
-    out: list[str] = []
+    pairs: list[tuple[str | None, str]] = []  # (the English line, its Chinese); None: a paragraph joined back
     k = 0
     while k < len(lines):
         line = lines[k]
@@ -239,12 +256,98 @@ def translate_output(text: str) -> str:
             for whole in _unwrapped(lines[k:end]):
                 found = to_chinese(whole)
                 if found is not None:
-                    out.append(found)
+                    pairs.append((None, found))
                     break
             else:
-                out.extend(translate_line(x) for x in lines[k:end])
+                pairs.extend((x, translate_line(x)) for x in lines[k:end])
             k = end
             continue
-        out.append(translate_line(line))
+        pairs.append((line, translate_line(line)))
         k += 1
-    return "\n".join(out)
+    return "\n".join(realign(pairs))
+
+
+# ---- tables printed with spaces -------------------------------------------------------------------------------------
+
+_CELL_GAP = re.compile(r" {2,}| *\| *")
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a monospace font: two for a wide (CJK) character, one for any other."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _cells(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each cell of ``line``: pieces apart by two spaces or more, a "|" a cell of its own,
+    the indentation not a cell."""
+    found, start = [], len(line) - len(line.lstrip(" "))
+    for gap in _CELL_GAP.finditer(line, start):
+        if gap.start() > start:
+            found.append((start, gap.start(), line[start : gap.start()]))
+        bar = gap.group().find("|")
+        if bar >= 0:
+            found.append((gap.start() + bar, gap.start() + bar + 1, "|"))
+        start = gap.end()
+    if start < len(line):
+        found.append((start, len(line), line[start:]))
+    return found
+
+
+def realign(pairs: list[tuple[str | None, str]]) -> list[str]:
+    """The Chinese lines, each run of table rows (lines of two cells or more, in English and in Chinese alike)
+    laid out again so that its columns line up in display width (:func:`display_width`).
+
+    A column is the span of English columns its cells cover together (overlapping cells make one). It keeps its
+    English width, or takes the width of its widest Chinese cell; a cell that starts the column stays at its start,
+    one that ends it stays at its end (numbers under a right-aligned heading), any other keeps its offset. A run
+    with no wide character is returned as it is, so English output is never touched."""
+    out = [zh for _, zh in pairs]
+    k = 0
+    while k < len(pairs):
+        end = k
+        while end < len(pairs) and _is_row(*pairs[end]):
+            end += 1
+        if end - k >= 2 and any(display_width(zh) != len(zh) for _, zh in pairs[k:end]):
+            out[k:end] = _laid_out([(pair[0] or "", pair[1]) for pair in pairs[k:end]])
+        k = max(end, k + 1)
+    return out
+
+
+def _is_row(english: str | None, chinese: str) -> bool:
+    return english is not None and len(_cells(english)) >= 2 and len(_cells(english)) == len(_cells(chinese))
+
+
+def _laid_out(rows: list[tuple[str, str]]) -> list[str]:
+    spans: list[list[int]] = []  # the columns: [start, end) in the English lines, left to right
+    for start, end, _ in sorted(c for english, _ in rows for c in _cells(english)):
+        if spans and start < spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    cells = [list(zip(_cells(english), [c[2] for c in _cells(chinese)], strict=True)) for english, chinese in rows]
+    width = [end - start for start, end in spans]
+    for row in cells:
+        for (start, end, _), zh in row:
+            g = next(i for i, (a, b) in enumerate(spans) if a <= start < b)
+            offset = 0 if start == spans[g][0] else start - spans[g][0]
+            width[g] = max(width[g], offset + display_width(zh) if end != spans[g][1] else display_width(zh))
+    begin = [spans[0][0]]
+    for g in range(1, len(spans)):
+        begin.append(begin[-1] + width[g - 1] + spans[g][0] - spans[g - 1][1])
+    lines = []
+    for row in cells:
+        line, column = "", 0
+        for (start, end, _), zh in row:
+            g = next(i for i, (a, b) in enumerate(spans) if a <= start < b)
+            if start == spans[g][0]:
+                at = begin[g]
+            elif end == spans[g][1]:
+                at = begin[g] + width[g] - display_width(zh)
+            else:
+                at = begin[g] + start - spans[g][0]
+            apart = 1 if "|" in (zh, line[-1:]) else 2  # the narrowest gap a row can be read with
+            line += " " * max(at - column, apart if line else at)
+            line += zh
+            column = display_width(line)
+        lines.append(line)
+    return lines

@@ -1041,7 +1041,7 @@ def main() -> int:
     parser.add_argument("--force", action="store_true", help="build: overwrite notebooks changed since generated")
     args = parser.parse_args()
     if args.command == "typeset":
-        for path in [p.resolve() for p in args.paths] or sorted((I18N / args.lang).glob("*.md")):
+        for path in [p.resolve() for p in args.paths] or sorted((I18N / args.lang).rglob("*.md")):
             text, joined, edits = typeset(path.read_text(encoding="utf-8"))
             if joined or edits:
                 path.write_text(text, encoding="utf-8")

@@ -172,9 +172,9 @@ def test_language_from_the_working_directory(monkeypatch: pytest.MonkeyPatch, tm
 
 def test_numbers_are_placeholders() -> None:
     entry = "off by one: the offsets are 0 … 20 (21 values, the first one is 0)"
-    assert i18n.translate(entry, "zh") == "差一错误：偏移量是 0 … 20（共 21 个值，第一个是 0）"
+    assert i18n.translate(entry, "zh") == "差一错误：偏移是 0 … 20（共 21 个值，第一个是 0）"
     other = "off by one: the offsets are 0 … 30 (31 values, the first one is 0)"
-    assert i18n.translate(other, "zh") == "差一错误：偏移量是 0 … 30（共 31 个值，第一个是 0）"
+    assert i18n.translate(other, "zh") == "差一错误：偏移是 0 … 30（共 31 个值，第一个是 0）"
     assert i18n.translate("an array of 1,024 dot products", "zh") == "一个含 1,024 个点积的数组"
     assert i18n.translate("an array of 8 wavelengths, in tokens", "en") == "an array of 8 wavelengths, in tokens"
     assert i18n.translate("a phrase no catalogue has", "zh") == "a phrase no catalogue has"

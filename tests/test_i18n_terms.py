@@ -26,6 +26,7 @@ TERMS = {
     "a reference to notebook NN": ("笔记本 NN", r"笔记本\d|笔记本\s{2,}\d|第\s*\d+\s*篇"),
     "et al.": ("等人", r"\bet al\b|[A-Za-z]\s*等(?!人)\s*[\d（(]"),
     "log-n scaling": ("对数缩放", r"log-n\s*(?:缩放|因子)"),
+    "offset": ("偏移", r"偏移量"),
 }
 # Chinese text another engineer is still writing; held to the terms once it follows the glossary
 IN_PROGRESS: set[str] = set()
@@ -45,7 +46,7 @@ def chinese_text(path: Path) -> str:
 def _files() -> list:
     return [
         pytest.param(p, marks=pytest.mark.xfail(reason="in translation", strict=False)) if p.name in IN_PROGRESS else p
-        for p in sorted(ZH.glob("*.md"))
+        for p in sorted(ZH.rglob("*.md"))
     ]
 
 

@@ -31,7 +31,7 @@ AWKWARD = [
 ]
 
 
-@pytest.mark.parametrize("path", sorted(ZH.glob("*.md")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(ZH.rglob("*.md")), ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_chinese_file_follows_the_typography(path: Path) -> None:
     problems = i18n.typography_problems(path.read_text(encoding="utf-8"))
     assert not problems, f"{path.name} (fix: python scripts/i18n.py typeset):\n" + "\n".join(problems[:20])
@@ -42,7 +42,7 @@ def test_the_generated_chinese_documents_follow_it_too(path: Path) -> None:
     assert not i18n.typography_problems(path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("path", [*sorted(ZH.glob("*.md")), *GENERATED], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*sorted(ZH.rglob("*.md")), *GENERATED], ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_readers_awkward_phrases_stay_rewritten(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert not [p for p in AWKWARD if p in text]

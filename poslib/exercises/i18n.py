@@ -8,7 +8,7 @@ language cannot come from the code: ``language()`` reads it from the environment
 The Chinese is a catalogue, ``i18n/zh/exercises.md``: plain text, one block per English phrase::
 
     <!-- en: off by one: the offsets are 0 … 20 (21 values, the first one is 0) -->
-    差一错误：偏移量是 0 … 20（共 21 个值，第一个是 0）
+    差一错误：偏移是 0 … 20（共 21 个值，第一个是 0）
 
 A phrase is matched exactly, else with every number in it (``21``, ``0.5``, ``62,832``, ``1.01e9``) read as
 a placeholder: the entry above also answers "the offsets are 0 … 30 (31 values, …)", with the numbers put back
@@ -112,8 +112,8 @@ def _plain_enough(text: str) -> bool:
 
 
 class Catalogue:
-    """A catalogue file (the format above) and its matching: a phrase exactly, with its numbers as placeholders,
-    or as a template whose fields are filled with pieces read back in their turn.
+    """A catalogue file (the format above; or several, read as one) and its matching: a phrase exactly, with its
+    numbers as placeholders, or as a template whose fields are filled with pieces read back in their turn.
 
     ``value_fields`` name the fields that hold a value, inserted as it is; ``composed_fields`` those read back as a
     message in their turn (``None``: every field that is not a value); the other fields hold a catalogue phrase.
@@ -126,13 +126,14 @@ class Catalogue:
 
     def __init__(
         self,
-        path: Path,
+        path: Path | tuple[Path, ...],
         value_fields: frozenset[str] = frozenset(),
         composed_fields: frozenset[str] | None = None,
         plain: Callable[[str], bool] | None = None,
         field_patterns: Mapping[str, re.Pattern[str]] | None = None,
     ) -> None:
-        self.path = path
+        self.paths = path if isinstance(path, tuple) else (path,)
+        self.path = self.paths[0]
         self.value_fields = value_fields
         self.composed_fields = composed_fields
         self.plain = _plain_enough if plain is None else plain
@@ -142,7 +143,11 @@ class Catalogue:
     @functools.cached_property
     def entries(self) -> tuple[dict[str, str], dict[str, str]]:
         """(exact English → Chinese, English with ``{n}`` for numbers → Chinese), loaded once."""
-        exact = read_catalogue(self.path)
+        exact: dict[str, str] = {}
+        for path in self.paths:  # one catalogue in several files: an entry may recur only with the same Chinese
+            for english, chinese in read_catalogue(path).items():
+                if exact.setdefault(english, chinese) != chinese:
+                    raise ValueError(f"{path.name}: {english!r} has another Chinese in an earlier file")
         shaped: dict[str, str] = {}
         for english, chinese in exact.items():
             key = _shape(english)
