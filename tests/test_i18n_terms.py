@@ -27,6 +27,7 @@ TERMS = {
     "et al.": ("等人", r"\bet al\b|[A-Za-z]\s*等(?!人)\s*[\d（(]"),
     "log-n scaling": ("对数缩放", r"log-n\s*(?:缩放|因子)"),
     "offset": ("偏移", r"偏移量"),
+    "gate": ("FoX 的叫“遗忘门”", r"(?<![忘专入部])门(?![控槛])"),
 }
 # Chinese text another engineer is still writing; held to the terms once it follows the glossary
 IN_PROGRESS: set[str] = set()
