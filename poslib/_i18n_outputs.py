@@ -61,11 +61,13 @@ KEPT = frozenset(
     GPT-NeoX OpenWebText2 GitHub ArXiv Press Chi Li Kazemnejad Sun Rotary Sinusoidal poslib FireBias token CPU n_layers
     Llama LLaMA Qwen Gemma DeepSeek Mistral GPT GPT-J Phi BERT DeBERTa Transformer-XL TUPE LongRoPE Sandwich PaTH MLA
     BOS EOS AdamW NumPy PyTorch torch numpy Python vLLM transformers HF VL JSON SHA-256 cos sin tan ln exp softmax
-    sigmoid argmax argmin Re Im inf nan ReLU MLP GeLU
+    sigmoid argmax argmin Re Im inf nan ReLU MLP GeLU min mscale M-RoPE p-RoPE rad logit nat nats
+    one-hot MiniLM Instruct PE SGD lr
     """.split()
 )
 # code-like tokens: paths and addresses (github.com/…, gpt2_model.py), calls (lab.disagreements)
-_CODEISH = re.compile(r"`[^`]*`|\b[\w.-]+/[\w./-]+|\b\w+\.(?:py|json|pt)\b|\blab\.\w+")
+_CODEISH = re.compile(r"`[^`]*`|'[\w.-]*'|\b[\w.-]+/[\w./-]+|\b\w+\.(?:py|json|pt)\b|\blab\.\w+")
+_CAMEL = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+")
 _WORD = re.compile(r"(?<![\w+])[A-Za-z][\w'’-]*(?:\+\w+)*")
 
 
@@ -74,11 +76,14 @@ def latin_words(text: str) -> list[str]:
     with no digit or underscore ("116k" is a number, W_qk and Qwen2 are names)."""
     rest = SCHEME.sub(" ", _CODEISH.sub(" ", text))
     found = []
-    for word in _WORD.findall(rest):
+    for match in _WORD.finditer(rest):
+        word = match.group()
         bare = word.removesuffix("'s").removesuffix("’s").rstrip("-")
         # a variable (q, N), an identifier or model id (W_qk, apply_rope, Qwen2, V3): notation and code, not English
         if len(bare) == 1 or "_" in bare or any(c.isdigit() for c in bare):
             continue
+        if bare.endswith("Error") or rest.startswith("(", match.end()) or _CAMEL.fullmatch(bare):
+            continue  # an exception's or a class's name (SinusoidalEmbedding); a function applied: round(…), ms(40, 1)
         if bare not in KEPT:
             found.append(word)
     return found
@@ -269,7 +274,7 @@ def translate_output(text: str) -> str:
 
 # ---- tables printed with spaces -------------------------------------------------------------------------------------
 
-_CELL_GAP = re.compile(r" {2,}| *\| *")
+_CELL_GAP = re.compile(r" {2,}| +\| +")  # a bar between spaces; not the bars of |Δ|
 
 
 def display_width(text: str) -> int:

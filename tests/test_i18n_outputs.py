@@ -74,17 +74,18 @@ def test_the_allowed_latin_words() -> None:
 
 
 def test_check_lines_translate_their_verdict_words_only() -> None:
-    line = "ok   Llama 3.1: attention factor: measured 1.000000 vs hand 1.000000  (bound: |Δ| < 1e-12)"
+    # lines no catalogue knows (a check added without its Chinese): the verdict words still read Chinese
+    line = "ok   Llama 9.1: a made-up factor: measured 1.000000 vs hand 1.000000  (bound: |Δ| < 1e-12)"
     assert _i18n_outputs.translate_output(line) == (
-        "通过 Llama 3.1: attention factor: 实测 1.000000 vs hand 1.000000  (界限: |Δ| < 1e-12)"
+        "通过 Llama 9.1: a made-up factor: 实测 1.000000 vs hand 1.000000  (界限: |Δ| < 1e-12)"
     )
-    assert _i18n_outputs.translate_output("check: CoPE layer, max |difference| < 1e-4, bound < 1e-4 -> ok") == (
-        "检查：CoPE layer, max |difference| < 1e-4, 界限 < 1e-4 -> 通过"
+    assert _i18n_outputs.translate_output("check: a made-up layer, max |difference| < 1e-4, bound < 1e-4 -> ok") == (
+        "检查：a made-up layer, max |difference| < 1e-4, 界限 < 1e-4 -> 通过"
     )
     assert _i18n_outputs.translate_output("illustration (a theorem): |score| ≤ bound at every distance") == (
         "示意 (a theorem): |score| ≤ bound at every distance"  # "≤ bound" is the bound itself, not the check's
     )
-    unknown = "every RoPE seed grows more than every ALiBi seed from 1× to 8×: True"
+    unknown = "every made-up seed grows more than every other seed from 1× to 8×: True"
     assert _i18n_outputs.translate_output(unknown) == unknown
 
 
@@ -98,7 +99,9 @@ def test_a_changed_number_in_a_catalogue_entry_is_refused(tmp_path: Path) -> Non
     assert Catalogue(_i18n_outputs.CATALOGUE).entries  # the file itself reads
 
 
-def test_build_leaves_the_english_notebooks_alone(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Chinese notebooks as ``scripts/i18n.py build`` writes them (built once), checking the English ones stay."""
     spec = importlib.util.spec_from_file_location("i18n_script_outputs", ROOT / "scripts" / "i18n.py")
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
@@ -106,11 +109,58 @@ def test_build_leaves_the_english_notebooks_alone(tmp_path: Path) -> None:
     spec.loader.exec_module(script)
     english = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in english}
-    script.build("zh", tmp_path, documents=False)
+    out = tmp_path_factory.mktemp("zh")
+    script.build("zh", out, documents=False)
     assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in english} == before
-    zh = json.loads((tmp_path / "11_extending_a_trained_model.ipynb").read_text(encoding="utf-8"))
+    return out
+
+
+def test_build_leaves_the_english_notebooks_alone(built: Path) -> None:
+    zh = json.loads((built / "11_extending_a_trained_model.ipynb").read_text(encoding="utf-8"))
     verdict = next(c for c in zh["cells"] if c.get("id") == "verdict")
     assert "".join(verdict["outputs"][0]["text"]).startswith("000 §6.2：NTK-RoPE 是不微调时最强的方法")
+
+
+# Printed lines the Chinese notebooks keep as printed: code and data, not sentences. (notebook, cell id, the line as a
+# regular expression, why)
+KEPT_LINES: tuple[tuple[str, str, str, str], ...] = ()
+# an English gloss after a Chinese term, as the glossary writes it: 逆频率（inverse frequency）
+_GLOSS = re.compile(r"(?<=[\u4e00-\u9fff])（[^（）\u4e00-\u9fff]*）")
+
+
+def shown_texts(cell: dict) -> list[str]:
+    """The text a reader sees of a code cell's outputs: streams, and the markdown or plain text of a result that
+    is not a figure or a widget (those show their picture, not their text)."""
+    texts = []
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if output.get("output_type") == "stream":
+            texts.append("".join(output["text"]))
+        elif data and not {"image/png", "application/vnd.jupyter.widget-view+json"} & set(data):
+            texts.append("".join(data.get("text/markdown") or data.get("text/plain") or ""))
+    return texts
+
+
+def test_every_printed_line_of_the_chinese_notebooks_is_chinese(built: Path) -> None:
+    """What a student reads under a code cell of a Chinese notebook has no English sentence left (issue 36): every
+    line is Chinese, numbers, names and notation, or one of the kept code and data lines above."""
+    problems, kept_used = [], set()
+    for path in sorted(built.glob("[0-9][0-9]_*.ipynb")):
+        for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            for text in shown_texts(cell):
+                for line in text.split("\n"):
+                    if not _i18n_outputs.latin_words(_GLOSS.sub("", line)):
+                        continue
+                    kept = [
+                        k
+                        for k in KEPT_LINES
+                        if (k[0], k[1]) == (path.stem, cell.get("id")) and re.fullmatch(k[2], line.strip())
+                    ]
+                    kept_used.update(kept)
+                    if not kept:
+                        problems.append(f"{path.stem} cell {index} ({cell.get('id')}): {line.strip()[:150]!r}")
+    assert not problems, f"{len(problems)} lines left in English (i18n/zh/prints/NN.md):\n" + "\n".join(problems)
+    assert kept_used == set(KEPT_LINES), f"kept lines no longer printed: {set(KEPT_LINES) - kept_used}"
 
 
 def test_the_report_functions_answer_in_the_notebooks_language(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,3 +179,28 @@ def test_the_report_functions_answer_in_the_notebooks_language(monkeypatch: pyte
     assert [NUMBER.findall(x) for x in chinese] == [NUMBER.findall(x) for x in english]
     # what reads the English sentences back still works in a Chinese kernel
     assert lab.scale_agreement(results, results, 8)["claims"][0]["verdict"] == "same at both scales"
+
+
+def test_tables_printed_with_spaces_line_up_in_display_width() -> None:
+    """A table whose cells became Chinese (two columns a character) is laid out again: left-aligned cells start, and
+    right-aligned numbers end, at one display column; a table with no wide character is left byte for byte."""
+    english = [
+        "scheme       family            ppl 1×",
+        "none         no positions        9.90",
+        "learned      absolute           12.25",
+    ]
+    chinese = [
+        "方案       家族            ppl 1×",
+        "none         无位置信息的编码方式        9.90",
+        "learned      绝对位置           12.25",
+    ]
+    lines = _i18n_outputs.realign(list(zip(english, chinese, strict=True)))
+    width = _i18n_outputs.display_width
+
+    starts = {width(line[: line.index(t)]) for line, t in zip(lines, ("家族", "无位置", "绝对"), strict=True)}
+    assert starts == {13}, lines
+    assert len({width(line) for line in lines}) == 1, lines  # "ppl 1×", 9.90 and 12.25 end together
+    assert min(len(line) - len(line.rstrip("0123456789.×")) for line in lines) >= 1
+    assert _i18n_outputs.realign([(e, e) for e in english]) == english  # no wide character: untouched
+    bars = _i18n_outputs.realign([("holds         | same", "成立 | 相同"), ("does not hold | other", "不成立 | 其他")])
+    assert len({width(line[: line.index("|")]) for line in bars}) == 1, bars  # a "|" is a column of its own
