@@ -62,11 +62,11 @@ KEPT = frozenset(
     Llama LLaMA Qwen Gemma DeepSeek Mistral GPT GPT-J Phi BERT DeBERTa Transformer-XL TUPE LongRoPE Sandwich PaTH MLA
     BOS EOS AdamW NumPy PyTorch torch numpy Python vLLM transformers HF VL JSON SHA-256 cos sin tan ln exp softmax
     sigmoid argmax argmin Re Im inf nan ReLU MLP GeLU min mscale M-RoPE p-RoPE rad logit nat nats
-    one-hot MiniLM Instruct PE SGD lr
+    one-hot MiniLM Instruct PE SGD lr py site-packages rope None leak CPD BLOOM NTK-aware NeoX Code bug cumsum sL yarn
     """.split()
 )
 # code-like tokens: paths and addresses (github.com/…, gpt2_model.py), calls (lab.disagreements)
-_CODEISH = re.compile(r"`[^`]*`|'[\w.-]*'|\b[\w.-]+/[\w./-]+|\b\w+\.(?:py|json|pt)\b|\blab\.\w+")
+_CODEISH = re.compile(r"`[^`]*`|'[\w.-]*'|\b[\w.-]+/[\w./-]+|\b\w+\.(?:py|json|pt)\b|\b(?:lab|np|torch)\.\w+")
 _CAMEL = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+")
 _WORD = re.compile(r"(?<![\w+])[A-Za-z][\w'’-]*(?:\+\w+)*")
 
@@ -79,8 +79,9 @@ def latin_words(text: str) -> list[str]:
     for match in _WORD.finditer(rest):
         word = match.group()
         bare = word.removesuffix("'s").removesuffix("’s").rstrip("-")
-        # a variable (q, N), an identifier or model id (W_qk, apply_rope, Qwen2, V3): notation and code, not English
-        if len(bare) == 1 or "_" in bare or any(c.isdigit() for c in bare):
+        # notation (q, N, L', m+Δ, cᵀ𝒦c: no two letters side by side), an identifier or a model id (W_qk, apply_rope,
+        # Qwen2, V3): notation and code, not English
+        if not re.search("[A-Za-z]{2}", bare) or "_" in bare or any(c.isdigit() for c in bare):
             continue
         if bare.endswith("Error") or rest.startswith("(", match.end()) or _CAMEL.fullmatch(bare):
             continue  # an exception's or a class's name (SinusoidalEmbedding); a function applied: round(…), ms(40, 1)
@@ -274,7 +275,8 @@ def translate_output(text: str) -> str:
 
 # ---- tables printed with spaces -------------------------------------------------------------------------------------
 
-_CELL_GAP = re.compile(r" {2,}| +\| +")  # a bar between spaces; not the bars of |Δ|
+_ARRAY = re.compile(r"\[[^\[\]]*(?:\]|$)")  # a printed array, perhaps continued on the next line
+_CELL_GAP = re.compile(r" +\| +| {2,}")  # a bar between spaces; not the bars of |Δ|
 
 
 def display_width(text: str) -> int:
@@ -286,7 +288,10 @@ def _cells(line: str) -> list[tuple[int, int, str]]:
     """(start, end, text) of each cell of ``line``: pieces apart by two spaces or more, a "|" a cell of its own,
     the indentation not a cell."""
     found, start = [], len(line) - len(line.lstrip(" "))
+    inside = [range(*m.span()) for m in _ARRAY.finditer(line)]
     for gap in _CELL_GAP.finditer(line, start):
+        if any(gap.start() in r for r in inside):
+            continue  # the spaces that align a printed array's numbers ([0.5    0.25]) part no cells
         if gap.start() > start:
             found.append((start, gap.start(), line[start : gap.start()]))
         bar = gap.group().find("|")
@@ -330,29 +335,50 @@ def _laid_out(rows: list[tuple[str, str]]) -> list[str]:
         else:
             spans.append([start, end])
     cells = [list(zip(_cells(english), [c[2] for c in _cells(chinese)], strict=True)) for english, chinese in rows]
+
+    def column(start: int) -> int:
+        return next(i for i, (a, b) in enumerate(spans) if a <= start < b)
+
+    # a column whose cells all end together is right-aligned (a heading over numbers), one whose cells all start
+    # together left-aligned; in any other a cell goes by its own start or end
+    edges: dict[int, tuple[set[int], set[int]]] = {}
+    for row in cells:
+        for (start, end, _), _zh in row:
+            starts, ends = edges.setdefault(column(start), (set(), set()))
+            starts.add(start)
+            ends.add(end)
+
+    def anchor(start: int, end: int) -> str:
+        g = column(start)
+        starts, ends = edges[g]
+        if (len(ends) == 1 and len(starts) > 1) or (start != spans[g][0] and end == spans[g][1]):
+            return "right"
+        return "left" if start == spans[g][0] else "offset"
+
     width = [end - start for start, end in spans]
     for row in cells:
         for (start, end, _), zh in row:
-            g = next(i for i, (a, b) in enumerate(spans) if a <= start < b)
-            offset = 0 if start == spans[g][0] else start - spans[g][0]
-            width[g] = max(width[g], offset + display_width(zh) if end != spans[g][1] else display_width(zh))
+            g = column(start)
+            offset = start - spans[g][0] if anchor(start, end) == "offset" else 0
+            width[g] = max(width[g], offset + display_width(zh))
     begin = [spans[0][0]]
     for g in range(1, len(spans)):
         begin.append(begin[-1] + width[g - 1] + spans[g][0] - spans[g - 1][1])
     lines = []
     for row in cells:
-        line, column = "", 0
+        line, column_at = "", 0
         for (start, end, _), zh in row:
-            g = next(i for i, (a, b) in enumerate(spans) if a <= start < b)
-            if start == spans[g][0]:
+            g = column(start)
+            side = anchor(start, end)
+            if side == "left":
                 at = begin[g]
-            elif end == spans[g][1]:
+            elif side == "right":
                 at = begin[g] + width[g] - display_width(zh)
             else:
                 at = begin[g] + start - spans[g][0]
             apart = 1 if "|" in (zh, line[-1:]) else 2  # the narrowest gap a row can be read with
-            line += " " * max(at - column, apart if line else at)
+            line += " " * max(at - column_at, apart if line else at)
             line += zh
-            column = display_width(line)
+            column_at = display_width(line)
         lines.append(line)
     return lines

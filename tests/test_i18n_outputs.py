@@ -123,7 +123,21 @@ def test_build_leaves_the_english_notebooks_alone(built: Path) -> None:
 
 # Printed lines the Chinese notebooks keep as printed: code and data, not sentences. (notebook, cell id, the line as a
 # regular expression, why)
-KEPT_LINES: tuple[tuple[str, str, str, str], ...] = ()
+KEPT_LINES: tuple[tuple[str, str, str, str], ...] = (
+    ("01_why_position", "318e8456", r"不变性：max \|mean f\(ΠX\) − mean f\(X\)\| .*", "mean f(·) is the formula's"),
+    ("02_learned_absolute", "4eb28e6a", r"配置：bert，.*position_embedding_type absolute", "config values as stored"),
+    ("05_rope", "92eaa171", r"perm = \[[\d ]+\]", "an array"),
+    ("05_rope", "15fae859", r".* == .* +（最大误差 < 1e-12）", "Python expressions compared"),
+    ("08_extrapolation_lab", "35754a64", r".*crc32\(path\) % 10 == 0.*", "the split's formula"),
+    ("08_extrapolation_lab", "3535f2b9", r".*", "a window of the corpus: Python source"),
+    ("08_extrapolation_lab", "72eea5119410473aa328ad9291626812", r"(model|train|eval): \w+Config\(.*\)", "a repr"),
+    ("08_extrapolation_lab", "pk-load", r"PasskeyConfig\(.*\)", "a repr"),
+    ("09_rope_in_production", "qwen-hf-factor-code", r".*factor.*", "the config key factor, as the text calls it"),
+    ("09_rope_in_production", "f7ca9670", r".* [lG]{34}（.*", "the layer kinds, one letter a layer"),
+    ("10_learned_and_contextual_positions", "58cafd78", r"(\S+:\d )+\S+:\d", "the toy sentence's word counts"),
+    ("10_learned_and_contextual_positions", "a9366f98", r"·+[A-Za-z]+ \?\d +→ [A-Z]（.*）", "the task's strings"),
+    ("12_position_from_the_data", "sb-check", r".*\(1 − rest\).*rest = .*", "rest, the notebook's notation"),
+)
 # an English gloss after a Chinese term, as the glossary writes it: 逆频率（inverse frequency）
 _GLOSS = re.compile(r"(?<=[\u4e00-\u9fff])（[^（）\u4e00-\u9fff]*）")
 
@@ -204,3 +218,14 @@ def test_tables_printed_with_spaces_line_up_in_display_width() -> None:
     assert _i18n_outputs.realign([(e, e) for e in english]) == english  # no wide character: untouched
     bars = _i18n_outputs.realign([("holds         | same", "成立 | 相同"), ("does not hold | other", "不成立 | 其他")])
     assert len({width(line[: line.index("|")]) for line in bars}) == 1, bars  # a "|" is a column of its own
+
+
+def test_a_catalogue_entry_with_a_turned_comparison_is_refused(tmp_path: Path) -> None:
+    """ "< 1e-12" read as "> 1e-12" keeps every number: the loader compares the signs too."""
+    text = (ROOT / "i18n" / "zh" / "prints" / "09.md").read_text(encoding="utf-8")
+    chinese = "通过 Llama 3.1：θ' 与手算值的最大相对误差：实测 < 1e-12（界限：< 1e-12）"
+    assert chinese in text
+    planted = tmp_path / "09.md"
+    planted.write_text(text.replace(chinese, chinese.replace("实测 <", "实测 >")), encoding="utf-8")
+    with pytest.raises(ValueError, match="comparisons in order"):
+        read_catalogue(planted)

@@ -42,6 +42,8 @@ VALUE_FIELDS = frozenset({"got", "want", "type", "value", "ratio", "percent", "e
 # fields hold a catalogue phrase.
 COMPOSED_FIELDS = frozenset({"message", "along", "also", "at"})
 _CODE = re.compile(r"`[^`]*`")
+# an inequality's sign (the ">" of an arrow "->" too): a translation that turns "< 1e-9" into "> 1e-9" changes the claim
+_COMPARISON = re.compile(r"[<>≤≥]")
 
 
 __all__ = ["Catalogue", "compose", "language", "read_catalogue", "translate", "translate_feedback"]
@@ -77,7 +79,8 @@ def _shape(text: str) -> str:
 
 
 def read_catalogue(path: Path = CATALOGUE) -> dict[str, str]:
-    """The catalogue file's entries, English → Chinese, checked: the Chinese keeps the English numbers in order.
+    """The catalogue file's entries, English → Chinese, checked: the Chinese keeps the English numbers and
+    comparison signs (<, >, ≤, ≥) in order.
 
     A missing file is an empty catalogue (the checkers then answer in English).
     """
@@ -97,6 +100,11 @@ def read_catalogue(path: Path = CATALOGUE) -> dict[str, str]:
             raise ValueError(
                 f"{path.name}: the Chinese of {english!r} must keep its numbers in order: "
                 f"{_placeheld(english)} in English, {_placeheld(chinese)} in Chinese"
+            )
+        if _COMPARISON.findall(english) != _COMPARISON.findall(chinese):
+            raise ValueError(
+                f"{path.name}: the Chinese of {english!r} must keep its comparisons in order: "
+                f"{_COMPARISON.findall(english)} in English, {_COMPARISON.findall(chinese)} in Chinese"
             )
         if sorted(_FIELD.findall(english)) != sorted(_FIELD.findall(chinese)):
             raise ValueError(f"{path.name}: the Chinese of {english!r} must keep its fields {_FIELD.findall(english)}")
