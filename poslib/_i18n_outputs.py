@@ -19,6 +19,7 @@ piece, and in any other line only the verdict words of a check line (:data:`CHEC
 
 from __future__ import annotations
 
+import io
 import re
 import unicodedata
 from collections.abc import Callable
@@ -33,7 +34,9 @@ __all__ = [
     "KEPT",
     "OUTPUTS",
     "SCHEME",
+    "ChineseStdout",
     "check_words",
+    "chinese_stdout_in_a_chinese_kernel",
     "in_language",
     "latin_words",
     "localized",
@@ -382,3 +385,52 @@ def _laid_out(rows: list[tuple[str, str]]) -> list[str]:
             column_at = display_width(line)
         lines.append(line)
     return lines
+
+
+# ---- a Chinese kernel's printed lines, live ----------------------------------------------------------------------
+
+
+class ChineseStdout(io.TextIOBase):
+    """``sys.stdout`` of a Chinese notebook's kernel: each finished line a cell prints goes out as
+    :func:`translate_line` gives it, so a student who re-runs a Chinese notebook reads what its stored outputs say
+    (the stored tables are realigned as well; a live one is not). Everything else is the wrapped stream's."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        if lines:
+            self._stream.write("\n".join(map(_translated_or_kept, lines)) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:  # a line the cell has not finished (print(..., end="")): as it is
+            self._stream.write(self._pending)
+            self._pending = ""
+        self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:  # set_parent, encoding, fileno, …: the kernel's stream answers
+        return getattr(self._stream, name)
+
+
+def _translated_or_kept(line: str) -> str:
+    try:
+        return translate_line(line)
+    except Exception:  # a catalogue that cannot be read must never swallow what a cell printed
+        return line
+
+
+def chinese_stdout_in_a_chinese_kernel() -> bool:
+    """In a Jupyter kernel whose language is Chinese (:func:`poslib.exercises.i18n.language`), route ``sys.stdout``
+    through :class:`ChineseStdout` (once); anywhere else leave it. Returns whether it is routed now."""
+    import sys
+
+    if isinstance(sys.stdout, ChineseStdout):
+        return True
+    if "ipykernel" not in sys.modules or language() != "zh":
+        return False
+    sys.stdout = ChineseStdout(sys.stdout)
+    return True

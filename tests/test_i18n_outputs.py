@@ -229,3 +229,33 @@ def test_a_catalogue_entry_with_a_turned_comparison_is_refused(tmp_path: Path) -
     planted.write_text(text.replace(chinese, chinese.replace("实测 <", "实测 >")), encoding="utf-8")
     with pytest.raises(ValueError, match="comparisons in order"):
         read_catalogue(planted)
+
+
+def test_a_chinese_kernel_prints_its_lines_in_chinese(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A student who re-runs a Chinese notebook reads the stored outputs' Chinese: poslib's import routes the
+    kernel's stdout through ChineseStdout, in a Chinese Jupyter kernel only."""
+    import io
+    import types
+
+    out = io.StringIO()
+    stream = _i18n_outputs.ChineseStdout(out)
+    print("max |difference| between the two curves: < 1e-9 (bound 1e-9; float64 rounding)", file=stream)
+    print("a line no catalogue knows", end="", file=stream)
+    assert out.getvalue() == "两条曲线之差的最大绝对值：< 1e-9（界限 1e-9；float64 舍入误差）\n"
+    stream.flush()  # an unfinished line goes out as it is when the cell ends
+    assert out.getvalue().endswith("\na line no catalogue knows")
+    assert stream.getvalue() == out.getvalue()  # anything else is the wrapped stream's
+
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    monkeypatch.setenv("POSLIB_LANG", "zh")
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    assert not _i18n_outputs.chinese_stdout_in_a_chinese_kernel()  # a script, not a kernel
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    monkeypatch.setenv("POSLIB_LANG", "en")
+    assert not _i18n_outputs.chinese_stdout_in_a_chinese_kernel()  # an English kernel
+    assert isinstance(sys.stdout, io.StringIO)
+    monkeypatch.setenv("POSLIB_LANG", "zh")
+    assert _i18n_outputs.chinese_stdout_in_a_chinese_kernel()
+    assert isinstance(sys.stdout, _i18n_outputs.ChineseStdout)
+    assert _i18n_outputs.chinese_stdout_in_a_chinese_kernel()  # once: not wrapped twice
+    assert isinstance(sys.stdout._stream, io.StringIO)
