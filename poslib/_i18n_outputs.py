@@ -65,7 +65,7 @@ KEPT = frozenset(
     Llama LLaMA Qwen Gemma DeepSeek Mistral GPT GPT-J Phi BERT DeBERTa Transformer-XL TUPE LongRoPE Sandwich PaTH MLA
     BOS EOS AdamW NumPy PyTorch torch numpy Python vLLM transformers HF VL JSON SHA-256 cos sin tan ln exp softmax
     sigmoid argmax argmin Re Im inf nan ReLU MLP GeLU min mscale M-RoPE p-RoPE rad logit nat nats
-    one-hot MiniLM Instruct PE SGD lr py site-packages rope None leak CPD BLOOM NTK-aware NeoX Code bug cumsum sL yarn
+    one-hot MiniLM Instruct PE SGD lr py site-packages rope None CPD BLOOM NTK-aware NeoX cumsum sL yarn
     """.split()
 )
 # code-like tokens: paths and addresses (github.com/…, gpt2_model.py), calls (lab.disagreements)
@@ -115,8 +115,11 @@ _TIDY = re.compile(r" +(?=[，。；：（）、])|(?<=[，。；：（）、]) 
 
 def to_chinese(text: str) -> str | None:
     """The Chinese of one English output line or sentence (catalogue phrase or template), else None."""
-    if not text.strip() or _plain(text):
+    if not text.strip():
         return None
+    if _plain(text):  # no English word; but the catalogue may still name it ("KERPLE log (r₁ = 2)" → 对数形式)
+        found = OUTPUTS.find(text) if text in OUTPUTS.entries[0] else None
+        return None if found is None else _TIDY.sub("", found)
     found = OUTPUTS.to_chinese(text)
     if found is None:
         return None
@@ -198,7 +201,7 @@ def check_words(line: str) -> str:
 
 _TABLE_ROW = re.compile(r"^\|(.*)\|$")
 # the columns of a line printed as aligned columns: cells apart by " | " or by two spaces or more
-_COLUMN_GAP = re.compile(r"( *\| *| {2,})")
+_COLUMN_GAP = re.compile(r"( +\| +| {2,})")  # a bar between spaces, or two spaces; not the bars of |Δ|
 _CONTINUED = "    "  # textwrap.fill(..., subsequent_indent="    ") in notebook 11
 
 
@@ -230,10 +233,13 @@ def _columns(line: str) -> str | None:
         return None
     out, changed = [], False
     for k, part in enumerate(parts):
-        if k % 2 or not part or _plain(part):
+        if k % 2 or not part:
             out.append(part)
             continue
         zh = to_chinese(part)
+        if zh is None and _plain(part):  # numbers, names: as they are
+            out.append(part)
+            continue
         if zh is None:
             return None
         out.append(zh)
@@ -273,7 +279,24 @@ def translate_output(text: str) -> str:
             continue
         pairs.append((line, translate_line(line)))
         k += 1
-    return "\n".join(realign(pairs))
+    return "\n".join(_hang(pairs, realign(pairs)))
+
+
+def _hang(pairs: list[tuple[str | None, str]], lines: list[str]) -> list[str]:
+    """A line indented to sit under the text after the previous line's label ("toy table: …" / "           …")
+    indented again to the Chinese label's display width (玩具表：)."""
+    out = list(lines)
+    for k in range(1, len(pairs)):
+        (above, _), (english, _) = pairs[k - 1], pairs[k]
+        if above is None or english is None or above.startswith(" ") or not english.startswith(" "):
+            continue
+        indent = len(english) - len(english.lstrip(" "))
+        label = above.find(":")
+        if label < 0 or len(above[:indent].rstrip()) != label + 1 or "：" not in out[k - 1]:
+            continue  # not hanging under a label
+        width = display_width(out[k - 1][: out[k - 1].index("：") + 1])
+        out[k] = " " * width + out[k].lstrip(" ")
+    return out
 
 
 # ---- tables printed with spaces -------------------------------------------------------------------------------------

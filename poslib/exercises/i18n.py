@@ -42,6 +42,9 @@ VALUE_FIELDS = frozenset({"got", "want", "type", "value", "ratio", "percent", "e
 # fields hold a catalogue phrase.
 COMPOSED_FIELDS = frozenset({"message", "along", "also", "at"})
 _CODE = re.compile(r"`[^`]*`")
+# a number as written, with its sign and unit sign (−0.06, 16×, 5%), and superscript and subscript digits (2⁻⁸, r₂):
+# dropping a minus, 2⁻⁸ → 2⁻⁶ or 16× → 16% keeps the plain digits in order
+_NUMBER_FORM = re.compile(r"[−+-]?[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:e[−+-]?[0-9]+)?[×%°]?|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+|[₀-₉]+")
 # an inequality's sign (the ">" of an arrow "->" too): a translation that turns "< 1e-9" into "> 1e-9" changes the claim
 _COMPARISON = re.compile(r"[<>≤≥]")
 
@@ -79,8 +82,8 @@ def _shape(text: str) -> str:
 
 
 def read_catalogue(path: Path = CATALOGUE) -> dict[str, str]:
-    """The catalogue file's entries, English → Chinese, checked: the Chinese keeps the English numbers and
-    comparison signs (<, >, ≤, ≥) in order.
+    """The catalogue file's entries, English → Chinese, checked: the Chinese keeps the English numbers (as written:
+    signs, superscripts, ×, %) and comparison signs (<, >, ≤, ≥) in order.
 
     A missing file is an empty catalogue (the checkers then answer in English).
     """
@@ -100,6 +103,12 @@ def read_catalogue(path: Path = CATALOGUE) -> dict[str, str]:
             raise ValueError(
                 f"{path.name}: the Chinese of {english!r} must keep its numbers in order: "
                 f"{_placeheld(english)} in English, {_placeheld(chinese)} in Chinese"
+            )
+        if _NUMBER_FORM.findall(english) != _NUMBER_FORM.findall(chinese):
+            raise ValueError(
+                f"{path.name}: the Chinese of {english!r} must write its numbers as the English does (sign, "
+                f"superscript, ×, %, °): {_NUMBER_FORM.findall(english)} in English, "
+                f"{_NUMBER_FORM.findall(chinese)} in Chinese"
             )
         if _COMPARISON.findall(english) != _COMPARISON.findall(chinese):
             raise ValueError(
@@ -152,15 +161,18 @@ class Catalogue:
     def entries(self) -> tuple[dict[str, str], dict[str, str]]:
         """(exact English → Chinese, English with ``{n}`` for numbers → Chinese), loaded once."""
         exact: dict[str, str] = {}
+        where: dict[str, str] = {}  # a shape → the file that gave it first
+        shaped: dict[str, str] = {}
         for path in self.paths:  # one catalogue in several files: an entry may recur only with the same Chinese
             for english, chinese in read_catalogue(path).items():
                 if exact.setdefault(english, chinese) != chinese:
                     raise ValueError(f"{path.name}: {english!r} has another Chinese in an earlier file")
-        shaped: dict[str, str] = {}
-        for english, chinese in exact.items():
-            key = _shape(english)
-            if shaped.setdefault(key, chinese) != chinese and _shape(shaped[key]) != _shape(chinese):
-                raise ValueError(f"{self.path.name}: two entries read as {key!r} with different Chinese")
+                key = _shape(english)
+                if shaped.setdefault(key, chinese) != chinese and _shape(shaped[key]) != _shape(chinese):
+                    raise ValueError(
+                        f"{path.name}: {english!r} reads as {key!r}, as an entry of {where[key]} with other Chinese"
+                    )
+                where.setdefault(key, path.name)
         return exact, shaped
 
     def find(self, text: str) -> str | None:
