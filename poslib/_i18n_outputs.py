@@ -61,7 +61,7 @@ KEPT = frozenset(
     """
     RoPE NTK NTK-RoPE ALiBi YaRN PI KERPLE FIRE CoPE xPos XPOS NoPE ReRoPE Self-Extend Leaky DCA FoX T5 APE SDPA
     L_train L G c k x m r₁ r₂ d_model scale_base softplus max log ppl M B MiB arXiv ICLR NeurIPS WikiText-103
-    GPT-NeoX OpenWebText2 GitHub ArXiv Press Chi Li Kazemnejad Sun Rotary Sinusoidal poslib FireBias token CPU n_layers
+    GPT-NeoX OpenWebText2 GitHub ArXiv Press Chi Li Kazemnejad Sun Sinusoidal poslib FireBias token CPU n_layers
     Llama LLaMA Qwen Gemma DeepSeek Mistral GPT GPT-J Phi BERT DeBERTa Transformer-XL TUPE LongRoPE Sandwich PaTH MLA
     BOS EOS AdamW NumPy PyTorch torch numpy Python vLLM transformers HF VL JSON SHA-256 cos sin tan ln exp softmax
     sigmoid argmax argmin Re Im inf nan ReLU MLP GeLU min mscale M-RoPE p-RoPE rad logit nat nats
@@ -333,20 +333,27 @@ def realign(pairs: list[tuple[str | None, str]]) -> list[str]:
     """The Chinese lines, each run of table rows (lines of two cells or more, in English and in Chinese alike)
     laid out again so that its columns line up in display width (:func:`display_width`).
 
-    A column is the span of English columns its cells cover together (overlapping cells make one). It keeps its
-    English width, or takes the width of its widest Chinese cell; a cell that starts the column stays at its start,
+    A column is the span of English columns its cells cover together (overlapping cells make one). It takes the
+    width of its widest cell (at least its English width where a cell keeps an offset), the gaps between columns
+    stay the English ones; a cell that starts the column stays at its start,
     one that ends it stays at its end (numbers under a right-aligned heading), any other keeps its offset. A run
     with no wide character is returned as it is, so English output is never touched."""
     out = [zh for _, zh in pairs]
     k = 0
     while k < len(pairs):
         end = k
-        while end < len(pairs) and _is_row(*pairs[end]):
+        while end < len(pairs) and (_is_row(*pairs[end]) or (end > k and _is_rule(pairs[end][0]))):
             end += 1
-        if end - k >= 2 and any(display_width(zh) != len(zh) for _, zh in pairs[k:end]):
-            out[k:end] = _laid_out([(pair[0] or "", pair[1]) for pair in pairs[k:end]])
+        rows = [i for i in range(k, end) if _is_row(*pairs[i])]  # a rule (-----) under a heading stays as it is
+        if len(rows) >= 2 and any(display_width(pairs[i][1]) != len(pairs[i][1]) for i in rows):
+            for i, line in zip(rows, _laid_out([(pairs[i][0] or "", pairs[i][1]) for i in rows]), strict=True):
+                out[i] = line
         k = max(end, k + 1)
     return out
+
+
+def _is_rule(english: str | None) -> bool:
+    return english is not None and bool(english.strip()) and set(english.strip()) <= set("-=")
 
 
 def _is_row(english: str | None, chinese: str) -> bool:
@@ -381,7 +388,10 @@ def _laid_out(rows: list[tuple[str, str]]) -> list[str]:
             return "right"
         return "left" if start == spans[g][0] else "offset"
 
-    width = [end - start for start, end in spans]
+    # as wide as its widest cell now (a Chinese label narrower than its English one), or as the English column
+    # where a cell keeps its offset in it
+    offsets = {column(start) for row in cells for (start, end, _), _zh in row if anchor(start, end) == "offset"}
+    width = [end - start if g in offsets else 0 for g, (start, end) in enumerate(spans)]
     for row in cells:
         for (start, end, _), zh in row:
             g = column(start)
