@@ -30,8 +30,9 @@ NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d*)?[eE][-+]?\d+(?![\w.])")
 # a comparison sign just before the number makes it a stated limit, not a measured value
 SIGN = re.compile(r"[<≤>≥‹]\s*=?\s*$")
 # a clause (from the last "(", ";" or "," on the line) that names a bound or a tolerance
-CLAUSE = re.compile(r"\bbounds?\b|\b[ar]?tol(?:erance)?\b")
-CLAUSE_START = re.compile(r"[(;,]")
+# (the Chinese notebooks' words too: 界限 bound, 上界 upper bound, 容差 tolerance; their clauses open at （；，)
+CLAUSE = re.compile(r"\bbounds?\b|\b[ar]?tol(?:erance)?\b|界限|上界|容差")
+CLAUSE_START = re.compile(r"[(;,（；，]")
 LIMIT = 1e-5
 # A number in fixed point (no exponent), with an ASCII or a true minus sign. Flagged when it is a negative zero
 # ("-0.0", "−0.000") or nonzero below LIMIT, i.e. five or more zeros after the point before its first nonzero digit
@@ -123,6 +124,9 @@ def test_scanner_flags_raw_small_numbers_and_spares_bounds():
         assert risky_numbers(text), text
     # a bound named in an earlier clause does not cover a measured value in a later one
     assert risky_numbers("(bound 1e-9), measured 4e-12") == ["(bound 1e-9), measured 4e-12"]
+    # the Chinese notebooks (notebooks/zh, built by scripts/i18n.py) name their bounds in Chinese
+    assert risky_numbers("最大误差 < 1e-9（界限 1e-9）；（界限 ≥ −1e-12）；（容差 1e-12）") == []
+    assert risky_numbers("（界限 1e-9），实测 4e-12") == ["（界限 1e-9），实测 4e-12"]
 
 
 def test_scanner_flags_fixed_point_rounding_level_numbers_and_negative_zeros():
