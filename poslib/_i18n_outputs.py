@@ -118,7 +118,7 @@ def to_chinese(text: str) -> str | None:
     if not text.strip():
         return None
     if _plain(text):  # no English word; but the catalogue may still name it ("KERPLE log (r₁ = 2)" → 对数形式)
-        found = OUTPUTS.find(text) if text in OUTPUTS.entries[0] else None
+        found = OUTPUTS.entries[0].get(text)
         return None if found is None else _TIDY.sub("", found)
     found = OUTPUTS.to_chinese(text)
     if found is None:

@@ -150,7 +150,6 @@ class Catalogue:
         field_patterns: Mapping[str, re.Pattern[str]] | None = None,
     ) -> None:
         self.paths = path if isinstance(path, tuple) else (path,)
-        self.path = self.paths[0]
         self.value_fields = value_fields
         self.composed_fields = composed_fields
         self.plain = _plain_enough if plain is None else plain
