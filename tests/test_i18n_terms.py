@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from i18n_script import ROOT, i18n
 
+from poslib.exercises import i18n as catalogue
+
 ZH = ROOT / "i18n" / "zh"
 CONVENTIONS = "## 本译本的统一译名"  # the glossary's table of choices, which names the forms no longer used
 
@@ -20,14 +22,18 @@ TERMS = {
     "notation (the page, the table)": ("记号表", r"符号表|符号单元|符号约定"),
     "DeBERTa's clipping distance κ": ("裁剪距离", r"截断距离"),
     "nat": ("nat", r"奈特"),
-    "the solution fold": ("解答", r"<summary>答案</summary>|提示和答案"),
+    "the solution fold": ("解答", r"<summary>答案</summary>|提示和答案|折叠[^。，；]{0,4}的答案"),
     "off by one": ("差一错误", r"差一(?!错误|点|个)|off[ -]by[ -]one"),
     "See it": ("看一看", r"(?m)^#+ .*(?:看图|直观看|动手看)"),
     "a reference to notebook NN": ("笔记本 NN", r"笔记本\d|笔记本\s{2,}\d|第\s*\d+\s*篇"),
-    "et al.": ("等人", r"\bet al\b|[A-Za-z]\s*等(?!人)\s*[\d（(]"),
+    "et al.": ("等人", r"\bet al\b|[A-Za-z]\s*等(?!人)\s*[\d（(，,]"),  # "Su 等，2021" as well as "Su 等（2021）"
     "log-n scaling": ("对数缩放", r"log-n\s*(?:缩放|因子)"),
     "offset": ("偏移", r"偏移量"),
     "gate": ("FoX 的叫“遗忘门”", r"(?<![忘专入部])门(?![控槛])"),
+    "the model a fine-tune started from": ("起点模型", r"出发模型"),
+    "beaten (the paired rule)": ("被胜过", r"落败"),  # "loses to" is 输给: test_the_paired_rules_words
+    "slow / fast pairs": ("低频对", r"[快慢](?:的那些)?对(?![齐照比应待])"),
+    "a control's unit, tokens": ("（token）", r"（token 数[）：，]|[，、]\s*token 数）"),
 }
 # Chinese text another engineer is still writing; held to the terms once it follows the glossary
 IN_PROGRESS: set[str] = set()
@@ -121,4 +127,19 @@ def test_every_link_to_the_notation_is_called_the_notation_table() -> None:
             # or: a table's column of notebook numbers, the notebook it is in, the file's name
             if re.search(r"notation\.md|#notation$|cell-id=notation$", target) and not named:
                 problems.append(f"{path.name}: [{name}]({target})")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_paired_rules_words() -> None:
+    """The paired rule's verdicts read the same in every catalogue: "beats" 胜过, "beaten" (alone or "is beaten by
+    X") 被胜过 / 被 X 胜过, the verb "loses to" 输给."""
+    problems = []
+    for path in sorted([ZH / "outputs.md", *sorted((ZH / "prints").glob("*.md"))]):
+        for english, chinese in catalogue.read_catalogue(path).items():
+            if re.search(r"\bbeaten\b", english) and not re.search(r"被\s*(?:\{\w+\}\s*)?胜过", chinese):
+                problems.append(f"{path.name}: {english!r} → {chinese!r} (beaten: 被胜过)")
+            if re.search(r"\bbeats\b", english) and "胜过" not in chinese:
+                problems.append(f"{path.name}: {english!r} → {chinese!r} (beats: 胜过)")
+            if "loses to" in english and "输给" not in chinese:
+                problems.append(f"{path.name}: {english!r} → {chinese!r} (loses to: 输给)")
     assert not problems, "\n".join(problems)
