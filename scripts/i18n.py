@@ -58,6 +58,9 @@ ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "i18n"
 LANGS = ("zh",)
 DOCS = ("docs/glossary.md", "docs/notation.md")
+# Documents with a page in docs/<lang>/: the translated DOCS, and docs/questions.md, whose Chinese page is written
+# apart (docs/zh/questions.md links the Chinese notebooks; tests/test_questions.py holds the two pages together)
+LOCALIZED = ("glossary.md", "notation.md", "questions.md")
 FRONT = "README.md"  # its translation is README.zh-CN.md, beside it (the Chinese front door, in git)
 # Cells generated in each language, never translated: the course map (scripts/course_map.py) and 01's notation
 # table (scripts/notation.py, from docs/notation.md, whose translation is i18n/<lang>/notation.md).
@@ -771,7 +774,7 @@ def localize_link(target: str, lang: str, where: str) -> str:
     """An English link target rewritten for a page one folder deeper (``where``: "notebooks" or "docs").
 
     From a generated notebook, links to other notebooks point at their translations (neighbours in
-    notebooks/<lang>/) and links to the glossary and the notation page at theirs (docs/<lang>/); from a
+    notebooks/<lang>/) and links to the glossary, notation and questions pages at theirs (docs/<lang>/); from a
     document in git, notebook links stay on the English notebooks (in git); everything else moves one folder up.
     """
     if re.match(r"^(?:[a-z]+:|#|/)", target):
@@ -782,18 +785,18 @@ def localize_link(target: str, lang: str, where: str) -> str:
     if where == "notebooks":
         if re.fullmatch(r"\d\d_[\w-]+\.ipynb", path):
             return target
-        if path in ("../docs/glossary.md", "../docs/notation.md"):
+        if path in [f"../docs/{d}" for d in LOCALIZED]:
             return f"../../docs/{lang}/{name}{tail}"
         return f"../{path}{tail}"
     # Files in git (README.zh-CN.md, docs/zh/) link only to files in git: the English notebooks, since the
     # Chinese ones are generated (notebooks/zh/ is not committed). The book maps these links to its Chinese pages.
     if where == "root":
-        if path in ("docs/glossary.md", "docs/notation.md"):
+        if path in [f"docs/{d}" for d in LOCALIZED]:
             return f"docs/{lang}/{name}{tail}"
         if path == "README.zh-CN.md":
             return f"README.md{tail}"
         return target
-    if path in ("glossary.md", "notation.md"):
+    if path in LOCALIZED:
         return target
     return f"../{path}{tail}"
 
