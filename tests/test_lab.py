@@ -30,7 +30,7 @@ from poslib.lab import (
 )
 from poslib.lab import train_model as lab_train_model
 from poslib.lab.__main__ import main
-from poslib.lab.data import EXCLUDED_DIRS, is_validation
+from poslib.lab.data import EXCLUDED_DIRS, heldout_spans, is_validation
 
 TINY = dict(
     train_len=16,
@@ -367,6 +367,23 @@ def test_learning_rate_schedule_is_a_torch_scheduler_with_the_documented_formula
     assert max(abs(a - b) for a, b in zip(seen, want, strict=True)) < 1e-15
     assert seen == [lr_at(s, cfg.train) for s in range(120)]  # exactly the formula, no rounding of its own
     assert len({g["lr"] for g in opt.param_groups}) == 1  # decayed and non-decayed parameters alike
+
+
+def test_pretraining_heldout_curve_is_recorded_and_leaves_the_losses_alone(corpus):
+    cfg = LabConfig().replace(**{**TINY, "steps": 12})
+    _, plain = lab_train_model("rope", cfg, corpus, 0)
+    watched_cfg = cfg.replace(pretrain_heldout_every=5, pretrain_heldout_spans=2)
+    model, watched = lab_train_model("rope", watched_cfg, corpus, 0)
+    assert "heldout" not in plain
+    assert watched["losses"] == plain["losses"]  # scoring between steps draws no random numbers
+    curve = watched["heldout"]
+    assert curve["steps"] == [5, 10, 12]
+    # the last point is the trained model's loss on those spans, computed here independently of the curve
+    spans = heldout_spans(corpus.val, cfg.eval.n_eval_spans, cfg.span_len, 2)
+    with torch.no_grad():
+        x, y = spans[:, :-1].reshape(-1, cfg.train_len), spans[:, 1:].reshape(-1, cfg.train_len)
+        loss = torch.nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten()).item()
+    assert abs(curve["loss"][-1] - loss) < 1e-5, (curve["loss"][-1], loss)
 
 
 def test_configuration_is_nested_and_replace_finds_each_field():

@@ -458,7 +458,7 @@ def test_extension_run_with_heldout_grid_and_resume(tmp_path, corpus):
     ext = ExtendConfig(finetune_steps=4, finetune_warmup=1, heldout_every=2, heldout_spans=2, factor_grid=(2, 4))
     folder = tmp_path / "partial"
     first = run_extension(cfg, ext, corpus, checkpoint=folder)
-    assert sorted(p.name for p in folder.iterdir()) == ["seed0.json", "seed1.json"]
+    assert sorted(p.name for p in folder.iterdir() if p.suffix == ".json") == ["seed0.json", "seed1.json"]
     names = list(first.ppl)
     for name in ("rope+pi_tuned", "rope+dynamic_tuned", "rope+leaky_rerope_fit", "rope+rerope_logn"):
         assert name in names
@@ -472,6 +472,31 @@ def test_extension_run_with_heldout_grid_and_resume(tmp_path, corpus):
     assert again.ppl == first.ppl
     with pytest.raises(ValueError, match="another configuration"):
         run_extension(cfg, dataclasses_replace(ext, finetune_steps=3), corpus, checkpoint=folder)
+
+
+def test_a_seed_killed_between_stages_resumes_from_its_last_stage(tmp_path, corpus, monkeypatch):
+    import poslib.lab.extend as extend_module
+
+    cfg = LabConfig().replace(**TINY)
+    ext = ExtendConfig(finetune_steps=3, finetune_warmup=1, dca=True)
+    folder = tmp_path / "partial"
+    first = run_extension(cfg, ext, corpus, checkpoint=folder)
+    assert "rope+dca" in first.ppl and "rope+dca" in first.extension["training_free"]
+    stages = sorted(p.name for p in folder.iterdir() if p.suffix == ".pt")
+    assert stages == sorted(
+        ["seed0_pretrained.pt", "seed0_readings.pt"] + [f"seed0_{m.replace('+', '_')}.pt" for m in FINETUNE_METHODS]
+    )
+    # as if killed during the YaRN fine-tune: the seed's file and that stage are missing
+    (folder / "seed0.json").unlink()
+    (folder / "seed0_rope_ft_yarn.pt").unlink()
+
+    def no_pretraining(*args, **kwargs):
+        raise AssertionError("a resumed seed must not pretrain again")
+
+    monkeypatch.setattr(extend_module, "train_model", no_pretraining)
+    again = run_extension(cfg, ext, corpus, checkpoint=folder)
+    assert again.ppl == first.ppl
+    assert again.training["rope+ft_yarn"]["0"]["losses"] == first.training["rope+ft_yarn"]["0"]["losses"]
 
 
 def dataclasses_replace(obj, **changes):

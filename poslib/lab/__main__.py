@@ -142,7 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
             "--" + f.name.replace("_", "-"),
             dest=f.name,
             default=argparse.SUPPRESS,
-            type=_parser_type(f.name, annotation),
+            **(
+                {"action": argparse.BooleanOptionalAction}
+                if annotation is bool
+                else {"type": _parser_type(f.name, annotation)}
+            ),
             help=f"{f.metadata['help'].removeprefix('--extend: ')} (default: {f.default})",
         )
     return p

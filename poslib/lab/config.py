@@ -135,6 +135,11 @@ class TrainConfig:
         0.1, "AdamW weight decay (matrices; none on vectors, learned's and T5's tables)", "non-negative number"
     )
     threads: int = _f(1, "torch CPU threads (fixed: the same bits on any machine)", "positive")
+    # the curve the plateau rule reads (poslib.lab.plateau); the held-out spans sit between the test spans
+    pretrain_heldout_every: int = _f(
+        0, "held-out loss at train_len every this many pretraining steps (0: never)", "non-negative"
+    )
+    pretrain_heldout_spans: int = _f(4, "held-out validation spans watched during pretraining", "positive")
     device: str = _f("cpu", "cpu, cuda or cuda:N")
 
     def __post_init__(self) -> None:

@@ -124,6 +124,7 @@ class ExtendConfig:
         0, "--extend: held-out loss at the fine-tuning length every this many steps (0: never)", "non-negative"
     )
     heldout_spans: int = _f(8, "--extend: held-out validation spans (between the test spans)", "positive")
+    dca: bool = _f(False, "--extend: also score Dual Chunk Attention (rope+dca) training-free")
     factor_grid: tuple[int, ...] | None = _f(
         None,
         "--extend: factors s tried for PI, NTK, YaRN and dynamic NTK, the best on the held-out spans at the longest "
@@ -133,7 +134,14 @@ class ExtendConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if not isinstance(self.dca, bool):
+            raise ValueError(f"dca must be True or False, got {self.dca!r}")
         self.remap  # noqa: B018  (validates the remap settings now, not at the first evaluation)
+
+    @property
+    def training_free(self) -> tuple[str, ...]:
+        """The training-free readings scored: :data:`TRAINING_FREE`, and ``rope+dca`` with ``dca``."""
+        return (*TRAINING_FREE, "rope+dca") if self.dca else TRAINING_FREE
 
     @property
     def remap(self) -> RemapSettings:
@@ -308,55 +316,110 @@ def _choose_factor(
     return best, tried
 
 
+def _stage(folder: pathlib.Path | None, key: str, seed: int, name: str, compute: Any) -> Any:
+    """``compute()``, or what a killed run of the same key saved for this seed's stage ``name`` (a resumable seed).
+
+    A seed of a long run (pretraining, the readings, four fine-tunes) can take an hour: each stage is kept in
+    the checkpoint folder as it finishes, so a restarted run loses at most the stage it was in.
+    """
+    if folder is None:
+        return compute()
+    path = folder / f"seed{seed}_{name}.pt"
+    if path.exists():
+        saved = torch.load(path, weights_only=False)
+        if saved["key"] == key:
+            return saved["value"]
+    value = compute()
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save({"key": key, "value": value}, tmp)
+    tmp.replace(path)  # a kill mid-write leaves no half file
+    return value
+
+
 def _seed_run(
-    cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, corpus: Corpus, seed: int, progress: bool = False
+    cfg: LabConfig,
+    ext: ExtendConfig,
+    spans: torch.Tensor,
+    corpus: Corpus,
+    seed: int,
+    progress: bool = False,
+    folder: pathlib.Path | None = None,
+    key: str = "",
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Train the rope model of ``seed``, score it every training-free way, fine-tune and score every method."""
+    """Train the rope model of ``seed``, score it every training-free way, fine-tune and score every method.
+
+    With a checkpoint ``folder`` every stage is saved as it ends and reused by a restarted run (:func:`_stage`).
+    """
 
     def say(text: str) -> None:
         if progress:
             print(f"seed {seed}: {text}", flush=True)
 
-    model, record = train_model("rope", cfg, corpus, seed)
+    def pretrain() -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        trained, rec = train_model("rope", cfg, corpus, seed)
+        return trained.state_dict(), rec
+
+    state, record = _stage(folder, key, seed, "pretrained", pretrain)
+    model = LabModel("rope", cfg.model).to(torch.device(cfg.train.device))
+    model.load_state_dict(state)
+    model.eval()
     say(f"pretrained ({record['train_cpu_seconds']:.0f} s CPU)")
     model.remap = ext.remap
-    numbers: dict[str, Any] = {}
-    cpu = time.process_time()
-    for scheme in TRAINING_FREE:
-        numbers[scheme] = _run.score_model(model, cfg, spans, split_scheme(scheme)[1])
     heldout = None
     if ext.heldout_every > 0 or ext.factor_grid is not None:
         heldout = heldout_spans(corpus.val, cfg.eval.n_eval_spans, cfg.span_len, ext.heldout_spans)
-    if ext.factor_grid is not None:
-        assert heldout is not None
-        record["factor_search"] = {}
-        for name, rope_type in TUNED_SCALINGS.items():
-            factor, tried = _choose_factor(model, cfg, heldout, rope_type, ext.factor_grid)
-            record["factor_search"][name] = {"chosen": factor, "heldout_ppl_at_longest": tried}
-            with _reading(model, rope_scaling=_fixed_scaling(rope_type, factor, cfg.train_len)):
-                numbers[name] = _run.score_model(model, cfg, spans, None)
-        for name, how in deployed_remaps(cfg, ext).items():
-            with _reading(model, remap=how.get("remap"), logn=how.get("logn", False)):
-                numbers[name] = _run.score_model(model, cfg, spans, how["modifier"])
-    record["eval_cpu_seconds"] = time.process_time() - cpu
+
+    def readings() -> tuple[dict[str, Any], dict[str, Any]]:
+        numbers: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        cpu = time.process_time()
+        for scheme in ext.training_free:
+            numbers[scheme] = _run.score_model(model, cfg, spans, split_scheme(scheme)[1])
+        if ext.factor_grid is not None:
+            assert heldout is not None
+            extra["factor_search"] = {}
+            for name, rope_type in TUNED_SCALINGS.items():
+                factor, tried = _choose_factor(model, cfg, heldout, rope_type, ext.factor_grid)
+                extra["factor_search"][name] = {"chosen": factor, "heldout_ppl_at_longest": tried}
+                with _reading(model, rope_scaling=_fixed_scaling(rope_type, factor, cfg.train_len)):
+                    numbers[name] = _run.score_model(model, cfg, spans, None)
+            for name, how in deployed_remaps(cfg, ext).items():
+                with _reading(model, remap=how.get("remap"), logn=how.get("logn", False)):
+                    numbers[name] = _run.score_model(model, cfg, spans, how["modifier"])
+        extra["eval_cpu_seconds"] = time.process_time() - cpu
+        return numbers, extra
+
+    numbers, extra = _stage(folder, key, seed, "readings", readings)
+    record = {**record, **extra}
     say(f"training-free readings scored ({record['eval_cpu_seconds']:.0f} s CPU)")
     records = {"rope": record}
     for method in FINETUNE_METHODS:
-        tuned, ft_record = finetune_model(model, cfg, ext, corpus, seed, method, heldout=heldout)
-        cpu = time.process_time()
-        numbers[method] = _run.score_model(tuned, cfg, spans, None)
-        ft_record["eval_cpu_seconds"] = time.process_time() - cpu
-        records[method] = ft_record
-        say(f"{method} fine-tuned and scored ({ft_record['train_cpu_seconds']:.0f} s CPU)")
+
+        def finetune(method: str = method) -> tuple[dict[str, Any], dict[str, Any]]:
+            tuned, ft_record = finetune_model(model, cfg, ext, corpus, seed, method, heldout=heldout)
+            cpu = time.process_time()
+            scored = _run.score_model(tuned, cfg, spans, None)
+            ft_record["eval_cpu_seconds"] = time.process_time() - cpu
+            return scored, ft_record
+
+        numbers[method], records[method] = _stage(folder, key, seed, method.replace("+", "_"), finetune)
+        say(f"{method} fine-tuned and scored ({records[method]['train_cpu_seconds']:.0f} s CPU)")
     return numbers, records
 
 
 def _seed_run_in_worker(
-    cfg: LabConfig, ext: ExtendConfig, spans: torch.Tensor, seed: int, progress: bool = False
+    cfg: LabConfig,
+    ext: ExtendConfig,
+    spans: torch.Tensor,
+    seed: int,
+    progress: bool = False,
+    folder: pathlib.Path | None = None,
+    key: str = "",
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     assert _run._WORKER_CORPUS is not None  # set by run._init_worker
     with deterministic(cfg.train.threads):
-        return _seed_run(cfg, ext, spans, _run._WORKER_CORPUS, seed, progress)
+        return _seed_run(cfg, ext, spans, _run._WORKER_CORPUS, seed, progress, folder, key)
 
 
 def _checkpoint_key(cfg: LabConfig, ext: ExtendConfig) -> str:
@@ -411,7 +474,7 @@ def run_extension(
 ) -> LabResults:
     """The extension experiment (module docstring) for every seed of ``cfg``: a :class:`LabResults`.
 
-    ``cfg.schemes`` is replaced by :data:`TRAINING_FREE`; ``ppl``, ``runs`` (and ``passkey``…) also hold
+    ``cfg.schemes`` is replaced by ``ext.training_free``; ``ppl``, ``runs`` (and ``passkey``…) also hold
     the fine-tuned models under the names of :data:`FINETUNE_METHODS`, ``training`` their records beside
     the ``rope`` model's, and ``extension`` the settings (with the window and group sizes used).
     ``jobs`` > 1 runs the seeds in that many worker processes (the same numbers as ``jobs=1``).
@@ -422,7 +485,7 @@ def run_extension(
     ext = ext if ext is not None else ExtendConfig()
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
-    cfg = dataclasses.replace(cfg, schemes=TRAINING_FREE)
+    cfg = dataclasses.replace(cfg, schemes=ext.training_free)
     t_start, cpu_start = time.perf_counter(), _run._cpu_seconds(resource.RUSAGE_SELF)
     children_start = _run._cpu_seconds(resource.RUSAGE_CHILDREN)
     device = torch.device(cfg.train.device)
@@ -440,7 +503,7 @@ def run_extension(
     if jobs == 1 or len(todo) <= 1:
         with deterministic(cfg.train.threads):
             for seed in todo:
-                done[seed] = _seed_run(cfg, ext, spans, corpus, seed, progress)
+                done[seed] = _seed_run(cfg, ext, spans, corpus, seed, progress, folder, key)
                 _save_checkpoint(folder, key, seed, done[seed])
                 if progress:
                     print(_progress(seed, done[seed][1], done[seed][0], cfg), flush=True)
@@ -451,7 +514,9 @@ def run_extension(
             initializer=_run._init_worker,
             initargs=(corpus,),
         ) as pool:
-            futures = {pool.submit(_seed_run_in_worker, cfg, ext, spans, seed, progress): seed for seed in todo}
+            futures = {
+                pool.submit(_seed_run_in_worker, cfg, ext, spans, seed, progress, folder, key): seed for seed in todo
+            }
             for future in concurrent.futures.as_completed(futures):
                 seed = futures[future]
                 done[seed] = future.result()
@@ -460,7 +525,7 @@ def run_extension(
                     print(_progress(seed, done[seed][1], done[seed][0], cfg), flush=True)
     outcomes = [done[seed] for seed in seeds]
     extra = [*TUNED_SCALINGS, *deployed_remaps(cfg, ext)] if ext.factor_grid is not None else []
-    names = [*TRAINING_FREE, *extra, *FINETUNE_METHODS]
+    names = [*ext.training_free, *extra, *FINETUNE_METHODS]
     runs: dict[str, dict[str, Any]] = {name: {} for name in names}
     training: dict[str, dict[str, Any]] = {name: {} for name in ("rope", *FINETUNE_METHODS)}
     for seed, (numbers, records) in zip(seeds, outcomes, strict=True):
@@ -492,7 +557,7 @@ def run_extension(
     }
     extension = {
         "settings": ext.to_dict(),
-        "training_free": [*TRAINING_FREE, *extra],
+        "training_free": [*ext.training_free, *extra],
         "deployed": {
             **{
                 name: {s: r["factor_search"][name]["chosen"] for s, r in training["rope"].items()}

@@ -22,7 +22,8 @@ import torch.nn.functional as F
 from ..randomized import randomized_positions
 from . import distributed
 from .config import LabConfig, TrainConfig
-from .data import Corpus, batch_generator
+from .data import Corpus, batch_generator, heldout_spans
+from .evaluate import evaluate
 from .model import LabModel
 from .passkey import passkey_batch
 from .schemes import split_scheme
@@ -76,7 +77,11 @@ def train_model(
     over every 50 steps).
 
     The record holds the loss every step (``losses``), the median step time in ms
-    (``step_ms_median``), the training seconds (wall and CPU) and the parameter count.
+    (``step_ms_median``), the training seconds (wall and CPU) and the parameter count. With
+    ``cfg.train.pretrain_heldout_every`` > 0 it also holds ``heldout``: the mean loss (nats per byte) at
+    train_len on ``pretrain_heldout_spans`` held-out spans (:func:`poslib.lab.data.heldout_spans`, never the
+    test bytes) every that many steps and after the last, the curve :mod:`poslib.lab.plateau` judges. Scoring
+    draws no random numbers, so the losses are the same bits with or without it.
     ``progress(step, loss)`` is called after every step.
     """
     tc = cfg.train
@@ -95,9 +100,24 @@ def train_model(
     step_ms: list[float] = []
     # several processes (torchrun): each its own slice of the same global batch, gradients averaged (distributed.py)
     net, size = distributed.wrap(model), distributed.world_size()
+    every = tc.pretrain_heldout_every
+    watched = (
+        heldout_spans(corpus.val, cfg.eval.n_eval_spans, cfg.span_len, tc.pretrain_heldout_spans) if every else None
+    )
+    curve: dict[str, list[Any]] = {"steps": [], "loss": []}
+
+    def look(step: int) -> None:
+        assert watched is not None
+        model.eval()
+        ppl = evaluate(model, watched, (cfg.train_len,), None, cfg.eval.eval_batch_tokens)[cfg.train_len]
+        curve["steps"].append(step)
+        curve["loss"].append(math.log(ppl) if ppl is not None else None)
+        model.train()
+
+    n_steps = tc.steps if stop_after is None else min(tc.steps, stop_after)
     model.train()
     start, cpu_start = time.perf_counter(), time.process_time()
-    for step in range(tc.steps if stop_after is None else min(tc.steps, stop_after)):
+    for step in range(n_steps):
         t0 = time.perf_counter()
         x, y = (distributed.share(t, "batch_size").to(device) for t in next(batches))
         positions = None
@@ -127,6 +147,8 @@ def train_model(
         step_ms.append(1000 * (time.perf_counter() - t0))
         if progress is not None:
             progress(step, losses[-1])
+        if every and ((step + 1) % every == 0 or step + 1 == n_steps):
+            look(step + 1)
     model.eval()
     record: dict[str, Any] = {
         "losses": losses,
@@ -135,6 +157,8 @@ def train_model(
         "train_cpu_seconds": time.process_time() - cpu_start,
         "n_params": model.n_params(),
     }
+    if every:
+        record["heldout"] = curve
     if pk_rng is not None:  # the answer loss, averaged over windows of LOSS_WINDOW steps (the curve, not every step)
         record["passkey_loss_curve"] = [
             statistics.fmean(passkey_losses[i : i + LOSS_WINDOW]) for i in range(0, len(passkey_losses), LOSS_WINDOW)
