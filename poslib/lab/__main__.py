@@ -166,19 +166,26 @@ def _extend(parser: argparse.ArgumentParser, args: argparse.Namespace, ext_given
     # again with the same command, resumes from the seeds it finished
     partial = pathlib.Path(str(args.out) + ".partial") if args.out else None
     results = run_extension(cfg, ext, progress=not args.no_progress, jobs=args.jobs, checkpoint=partial)
+    t = results.timings
+    per_model = ", ".join(f"{name} {sec:.0f}" for name, sec in t["cpu_seconds_per_model"].items())
+    return _report(results, f"CPU seconds per model (training and scoring, mean over seeds): {per_model}", args.out)
+
+
+def _report(results: LabResults, cost_line: str, out: str | None) -> int:
+    """Print the table, the cost and the totals; with ``out``, write the file and drop its checkpoint folder."""
     print()
     print(summary_table(results))
     t = results.timings
-    per_model = ", ".join(f"{name} {sec:.0f}" for name, sec in t["cpu_seconds_per_model"].items())
-    print(f"\nCPU seconds per model (training and scoring, mean over seeds): {per_model}")
+    print(f"\n{cost_line}")
     print(
         f"total {t['total_seconds']:.0f} s wall, {t['total_cpu_seconds']:.0f} s CPU; "
         f"peak memory {t['peak_memory_mib']:.0f} MiB"
     )
-    if args.out:
-        results.save(args.out)
-        print(f"results written to {args.out}")
-        if partial is not None and partial.exists():
+    if out:
+        results.save(out)
+        print(f"results written to {out}")
+        partial = pathlib.Path(str(out) + ".partial")
+        if partial.exists():  # the run is whole: a later run with this --out starts afresh
             shutil.rmtree(partial)
     return 0
 
@@ -255,21 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         distributed.close()
         if not is_first:
             return 0
-    print()
-    print(summary_table(results))
-    t = results.timings
-    steps = ", ".join(f"{b} {ms:.0f}" for b, ms in t["step_ms_median"].items() if ms is not None)
-    print(f"\nmedian step time (ms): {steps}")
-    print(
-        f"total {t['total_seconds']:.0f} s wall, {t['total_cpu_seconds']:.0f} s CPU; "
-        f"peak memory {t['peak_memory_mib']:.0f} MiB"
-    )
-    if args.out:
-        results.save(args.out)
-        print(f"results written to {args.out}")
-        if partial is not None and partial.exists():
-            shutil.rmtree(partial)
-    return 0
+    steps = ", ".join(f"{b} {ms:.0f}" for b, ms in results.timings["step_ms_median"].items() if ms is not None)
+    return _report(results, f"median step time (ms): {steps}", args.out)
 
 
 if __name__ == "__main__":

@@ -104,6 +104,18 @@ def passkey_test_set(L: int, depth: int, n: int, key_digits: int) -> tuple[torch
 
 
 @torch.no_grad()
+def heldout_loss(model: LabModel, spans: torch.Tensor, length: int, batch_tokens: int = 8192) -> float | None:
+    """Mean loss (nats per byte) of ``model`` on ``spans`` cut into windows of ``length``: a point of a watched curve.
+
+    The model is scored in eval mode and left in train mode, as it is between training steps. None where the
+    scheme does not define ``length``.
+    """
+    model.eval()
+    ppl = evaluate(model, spans, (length,), None, batch_tokens)[length]
+    model.train()
+    return math.log(ppl) if ppl is not None else None
+
+
 def evaluate_passkey(
     model: LabModel,
     eval_lens: tuple[int, ...],

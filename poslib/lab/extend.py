@@ -34,7 +34,6 @@ import copy
 import dataclasses
 import hashlib
 import json
-import math
 import multiprocessing
 import pathlib
 import resource
@@ -52,7 +51,7 @@ from . import run as _run
 from .config import LabConfig, _f, check_fields
 from .data import Corpus, batch_generator, eval_spans, heldout_spans, load_stdlib_corpus
 from .determinism import deterministic
-from .evaluate import evaluate
+from .evaluate import evaluate, heldout_loss
 from .model import LabModel
 from .passkey import passkey_batch
 from .results import LabResults, versions
@@ -207,11 +206,8 @@ def finetune_model(
 
     def look(step: int) -> None:
         assert heldout is not None
-        tuned.eval()
-        ppl = evaluate(tuned, heldout, (long_len,), None, cfg.eval.eval_batch_tokens)[long_len]
         curve["steps"].append(step)
-        curve["loss"].append(math.log(ppl) if ppl is not None else None)
-        tuned.train()
+        curve["loss"].append(heldout_loss(tuned, heldout, long_len, cfg.eval.eval_batch_tokens))
 
     n_steps = tc.steps if stop_after is None else min(tc.steps, stop_after)
     tuned.train()
@@ -533,8 +529,6 @@ def run_extension(
             runs[name][str(seed)] = numbers[name]
         for name, record in records.items():
             training[name][str(seed)] = record
-    ppl, ppl_std = _run._mean_and_std(runs, names, seeds, cfg.eval_lens)
-    passkey = _run._passkey_summary(runs, cfg, names) if cfg.retrieval.passkey else None
     remap = ext.remap
     timings = {
         "total_seconds": time.perf_counter() - t_start,
@@ -575,20 +569,7 @@ def run_extension(
         "self_extend_window": remap.neighbor_window(cfg.train_len),
         "group_size_by_length": {str(L): remap.group(L, cfg.train_len) for L in cfg.eval_lens},
     }
-    return LabResults(
-        config=cfg.to_dict(),
-        versions=versions(),
-        corpus=corpus.describe(),
-        ppl=ppl,
-        ppl_std=ppl_std,
-        runs=runs,
-        training=training,
-        timings=timings,
-        passkey=passkey["passkey"] if passkey else None,
-        passkey_std=passkey["passkey_std"] if passkey else None,
-        passkey_by_depth=passkey["passkey_by_depth"] if passkey else None,
-        extension=extension,
-    )
+    return _run.assemble_results(cfg, corpus, runs, names, training, timings, extension=extension)
 
 
 def stored_configs(results: Mapping[str, Any]) -> tuple[LabConfig, ExtendConfig]:

@@ -285,8 +285,6 @@ def run_lab(
         training[base][str(seed)] = record
         if keep_models:
             models[(base, seed)] = model
-    ppl, ppl_std = _mean_and_std(runs, cfg.schemes, cfg.train.seeds, cfg.eval_lens)
-    passkey = _passkey_summary(runs, cfg) if cfg.retrieval.passkey else None
     step_ms = [r["step_ms_median"] for b in bases for r in training[b].values() if r["step_ms_median"]]
     timings = {
         "total_seconds": time.perf_counter() - t_start,
@@ -316,6 +314,24 @@ def run_lab(
             "backend": torch.distributed.get_backend(),
             "rows_seen_per_step": dict(sorted(distributed.ROWS_SEEN.items())),  # measured at the slice, rank 0
         }
+    return assemble_results(
+        cfg, corpus, runs, cfg.schemes, training, timings, attention=attention if profiles else None, models=models
+    )
+
+
+def assemble_results(
+    cfg: LabConfig,
+    corpus: Corpus,
+    runs: dict[str, dict[str, Any]],
+    names: Sequence[str],
+    training: dict[str, dict[str, Any]],
+    timings: dict[str, Any],
+    **extra: Any,
+) -> LabResults:
+    """The :class:`LabResults` of a run: per-seed ``runs`` of ``names`` summed up (means, spreads, passkey), with
+    the configuration, versions and corpus; ``extra`` holds the sections only some runs have."""
+    ppl, ppl_std = _mean_and_std(runs, names, cfg.train.seeds, cfg.eval_lens)
+    passkey = _passkey_summary(runs, cfg, names) if cfg.retrieval.passkey else None
     return LabResults(
         config=cfg.to_dict(),
         versions=versions(),
@@ -325,11 +341,10 @@ def run_lab(
         runs=runs,
         training=training,
         timings=timings,
-        attention=attention if profiles else None,
         passkey=passkey["passkey"] if passkey else None,
         passkey_std=passkey["passkey_std"] if passkey else None,
         passkey_by_depth=passkey["passkey_by_depth"] if passkey else None,
-        models=models,
+        **extra,
     )
 
 

@@ -23,7 +23,7 @@ from ..randomized import randomized_positions
 from . import distributed
 from .config import LabConfig, TrainConfig
 from .data import Corpus, batch_generator, heldout_spans
-from .evaluate import evaluate
+from .evaluate import heldout_loss
 from .model import LabModel
 from .passkey import passkey_batch
 from .schemes import split_scheme
@@ -106,14 +106,6 @@ def train_model(
     )
     curve: dict[str, list[Any]] = {"steps": [], "loss": []}
 
-    def look(step: int) -> None:
-        assert watched is not None
-        model.eval()
-        ppl = evaluate(model, watched, (cfg.train_len,), None, cfg.eval.eval_batch_tokens)[cfg.train_len]
-        curve["steps"].append(step)
-        curve["loss"].append(math.log(ppl) if ppl is not None else None)
-        model.train()
-
     n_steps = tc.steps if stop_after is None else min(tc.steps, stop_after)
     model.train()
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -147,8 +139,9 @@ def train_model(
         step_ms.append(1000 * (time.perf_counter() - t0))
         if progress is not None:
             progress(step, losses[-1])
-        if every and ((step + 1) % every == 0 or step + 1 == n_steps):
-            look(step + 1)
+        if watched is not None and ((step + 1) % every == 0 or step + 1 == n_steps):
+            curve["steps"].append(step + 1)
+            curve["loss"].append(heldout_loss(model, watched, cfg.train_len, cfg.eval.eval_batch_tokens))
     model.eval()
     record: dict[str, Any] = {
         "losses": losses,
