@@ -5,22 +5,27 @@ aborts every request that is not a file: URL, so a page that still needs a CDN s
 have: no raw TeX left in its text once MathJax has typeset it, every <img> loaded and with alt text (as many as
 the notebook stores PNG figures) and none wider than the column it sits in, every link to a book page pointing
 at a file that exists (and at an anchor that exists), previous/next in course order, a note in place of each
-widget, and no request to the network. More tests: figures fit a narrow window too, the dark mode (a dark page,
-figures on a dimmed card; screenshots of both modes go to pytest's temporary folder), and the contents page's
-counts and size are those of the build it is in.
+widget, no request to the network and no console error. Served over http as GitHub Pages serves it, a page asks
+for nothing the book lacks (MathJax's TeX fonts, a favicon). More tests: figures fit a narrow window too, the dark
+mode (a dark page, figures on a dimmed card; screenshots of both modes go to pytest's temporary folder), and the
+contents page's counts and size are those of the build it is in.
 
 Run only these: pytest tests/browser/test_book.py
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import html
+import http.server
 import importlib.util
 import json
 import os
 import random
 import re
 import sys
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -169,6 +174,7 @@ def _page_problems(book: Path, page, slug: str, *, typeset: bool) -> list[str]:
     path = book / f"{slug}.html"
     if not path.is_file():
         return [f"the build wrote no {path.name}"]
+    page.console_errors.clear()
     blocked = _open_offline(page, path.as_uri())
     problems: list[str] = []
 
@@ -236,7 +242,58 @@ def _page_problems(book: Path, page, slug: str, *, typeset: bool) -> list[str]:
 
     if blocked:
         problems.append(f"the page asked the network for {blocked[:3]}")
+    # e.g. MathJax's test font MathJax_Blank, src about:blank: a CORS error on every page until the template
+    # gave it no src
+    if page.console_errors:
+        problems.append(f"console errors: {page.console_errors[:3]}")
     return problems
+
+
+@contextlib.contextmanager
+def _served(folder: Path):
+    """``folder`` served over http on 127.0.0.1 (a free port), as GitHub Pages serves the book; yields its URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+# Pages whose formulas use \mathbb (notation: \mathcal too): MathJax's NativeMML styles, in the page even with
+# HTML-CSS output, gave its hidden MathML's [mathvariant] the TeX fonts (MathJax_AMS-Regular.otf,
+# MathJax_Script-Regular.otf), which the book does not ship: a 404 each.
+SERVED_PAGES = ["05_rope", "notation", "zh/05_rope"]
+
+
+def test_served_pages_ask_for_nothing_the_book_lacks(book: Path, page) -> None:
+    """Over http (GitHub Pages), once typeset: every request answered (fonts, favicon), no console error."""
+    problems: list[str] = []
+    failed: list[str] = []
+    page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
+    page.on("requestfailed", lambda r: failed.append(f"{r.failure} {r.url}"))
+    with _served(book) as base:
+        for slug in SERVED_PAGES:
+            failed.clear()
+            page.console_errors.clear()
+            page.goto(f"{base}/{slug}.html", wait_until="load", timeout=60_000)
+            status = page.evaluate(_WAIT_MATHJAX_JS, MATHJAX_MS)
+            if status != "typeset":
+                problems.append(f"{slug}: {status}")
+            if page.locator('[mathvariant="double-struck"]').count() == 0:
+                problems.append(f"{slug}: no double-struck letter, so the page tests no variant font")
+            page.wait_for_timeout(500)  # a font is fetched when text first uses it
+            problems += [f"{slug}: request failed: {f}" for f in failed]
+            problems += [f"{slug}: console error: {e}" for e in page.console_errors]
+    assert not problems, "\n".join(problems)
 
 
 def _figures_too_wide(page) -> list[str]:
