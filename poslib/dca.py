@@ -48,10 +48,10 @@ from typing import Any
 
 import torch
 
-from ._backend import Array, Backend, cast, check_positive, check_positive_int, select
+from ._backend import Array, Backend, cast, check_positive, check_positive_int, select, xp_of
 from ._causal import check_qkv, check_scale, f64, out_dtype
 from .attn import mask_future, softmax
-from .remap import RemappedPositions, _int64, _positions, remapped_distances, rope_remapped_scores
+from .remap import RemappedPositions, _distances_of, _int64, _positions, remapped_distances, rope_remapped_scores
 from .rope import rope_frequencies
 
 # dual_chunk_positions is a building block, imported from poslib.dca (not re-exported by poslib)
@@ -106,15 +106,8 @@ def dual_chunk_positions(
     return RemappedPositions(xp.stack([q_intra, q_succ, q_inter]), xp.stack([k_pos, k_pos, k_pos]), region)
 
 
-def dual_chunk_relative_positions(
-    q_len: int,
-    k_len: int | None = None,
-    *,
-    chunk_size: int,
-    local_window: int,
-    backend: Backend = "numpy",
-    device: Any = None,
-) -> Array:
+@_distances_of(dual_chunk_positions)
+def dual_chunk_relative_positions(positions: RemappedPositions, d: Array, **_: Any) -> Array:
     """The query − key distance DCA scores each pair at, int64 ``(q_len, k_len)``::
 
         d'(m, n) = (m mod s) − (n mod s)                    same chunk
@@ -126,13 +119,7 @@ def dual_chunk_relative_positions(
     last q_len of k_len positions; **future keys** (n > m) get their plain m − n < 0, as in
     :mod:`poslib.remap` (the causal mask removes them).
     """
-    positions = dual_chunk_positions(
-        q_len, k_len, chunk_size=chunk_size, local_window=local_window, backend=backend, device=device
-    )
-    xp, device = select(backend, device)
-    m, n, _ = _positions(q_len, k_len, xp, device, _int64(xp))
-    plain = m[:, None] - n[None, :]  # m − n
-    return xp.where(plain < 0, plain, remapped_distances(positions))
+    return xp_of(d=d).where(d < 0, d, remapped_distances(positions))
 
 
 def dual_chunk_attention(

@@ -31,15 +31,18 @@ pair. (Dual Chunk Attention, An et al. 2024, is a three-region map of the same k
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 import numpy as np
 import torch
 
-from ._backend import Array, Backend, arange, check_choice, check_positive_int, select, xp_of
+from ._backend import Array, Backend, arange, cast, check_choice, check_positive_int, select, xp_of
 from .rope import LAYOUTS, rope_cos_sin, rope_rotate
 
 __all__ = [
@@ -169,14 +172,44 @@ def remapped_distances(positions: RemappedPositions) -> Array:
     return np.take_along_axis(every, region[None], axis=0)[0]
 
 
+_P = ParamSpec("_P")
+
+
+def _distances_of(
+    positions_of: Callable[_P, RemappedPositions],
+) -> Callable[[Callable[..., Array]], Callable[_P, Array]]:
+    """Decorator: a remap's distance function, taking exactly the parameters of its positions function.
+
+    One parameter list serves a map's two public functions (``rerope_positions`` for the scores,
+    ``rerope_relative_positions`` for the distances; the same for Self-Extend and :mod:`poslib.dca`). The
+    decorated body is called as ``body(positions, d, **arguments)``: what ``positions_of`` returns for the same
+    call, the plain distances d = m − n ``(q_len, k_len)``, int64 (queries the last q_len of k_len positions), and
+    every argument by name (``window``, ``leak``, …). ``positions_of`` is looked up by name at each call, as a
+    plain call would be. ``help()`` and the API page show its parameters (``__signature__``), type checkers too.
+    """
+    signature = inspect.signature(positions_of)
+
+    def decorate(body: Callable[..., Array]) -> Callable[_P, Array]:
+        def distances(*args: _P.args, **kwargs: _P.kwargs) -> Array:
+            positions = getattr(sys.modules[positions_of.__module__], positions_of.__name__)(*args, **kwargs)
+            call = signature.bind(*args, **kwargs)
+            call.apply_defaults()
+            arguments = call.arguments
+            xp, device = select(arguments["backend"], arguments["device"])
+            m, n, _ = _positions(arguments["q_len"], arguments["k_len"], xp, device, _int64(xp))
+            return body(positions, m[:, None] - n[None, :], **arguments)
+
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(distances, name, getattr(body, name))
+        setattr(distances, "__signature__", signature.replace(return_annotation="Array"))  # noqa: B010 (for mypy)
+        return distances
+
+    return decorate
+
+
+@_distances_of(rerope_positions)
 def rerope_relative_positions(
-    q_len: int,
-    k_len: int | None = None,
-    *,
-    window: int,
-    leak: float | None = None,
-    backend: Backend = "numpy",
-    device: Any = None,
+    positions: RemappedPositions, d: Array, *, window: int, leak: float | None, **_: Any
 ) -> Array:
     """The query − key distance ReRoPE scores each pair at, ``(q_len, k_len)``.
 
@@ -199,26 +232,16 @@ def rerope_relative_positions(
     Computed from the formula; the float positions of :func:`rerope_positions`, which
     :func:`rope_remapped_scores` rotates to, give the same Leaky distances up to rounding (~1e-15).
     """
-    check_positive_int("window", window)
-    _check_leak(leak)
-    xp, device = select(backend, device)
-    m, n, _ = _positions(q_len, k_len, xp, device, _int64(xp) if leak is None else xp.float64)
-    d = m[:, None] - n[None, :]
+    xp = xp_of(d=d)
     if leak is None:
         return xp.clip(d, None, window) if xp is np else d.clamp(max=window)
+    d = cast(d, xp.float64)
     # w + (d − w)/leak from the integer d − w: exactly w at d = w, and rounded once, so never below w beyond it
     return xp.where(d < window, d, window + (d - window) / leak)
 
 
-def self_extend_relative_positions(
-    q_len: int,
-    k_len: int | None = None,
-    *,
-    group_size: int,
-    neighbor_window: int,
-    backend: Backend = "numpy",
-    device: Any = None,
-) -> Array:
+@_distances_of(self_extend_positions)
+def self_extend_relative_positions(positions: RemappedPositions, d: Array, **_: Any) -> Array:
     """The query − key distance Self-Extend scores each pair at, int64 ``(q_len, k_len)``::
 
         d'(m, n) = m − n                                   for m − n < W
@@ -233,11 +256,7 @@ def self_extend_relative_positions(
     positions; **future keys** (n > m) are in the neighbour region and get their plain m − n < 0
     (LongLM scores them with the grouped positions; the causal mask removes them either way).
     """
-    return remapped_distances(
-        self_extend_positions(
-            q_len, k_len, group_size=group_size, neighbor_window=neighbor_window, backend=backend, device=device
-        )
-    )
+    return remapped_distances(positions)
 
 
 def self_extend_max_distance(length: int, *, group_size: int, neighbor_window: int) -> int:

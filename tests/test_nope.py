@@ -32,7 +32,7 @@ def _probe_delta(probe, T):
     with torch.no_grad():
         x = torch.as_tensor(np.random.default_rng(1).integers(0, 16, (200, T)))
         x[:, 0] = 16  # BOS
-        _, w = probe(x, return_weights=True)
+        _, w = probe.forward_with_weights(x)
     return bos_logit_advantage(w[:, :, 0].mean(0).numpy())
 
 

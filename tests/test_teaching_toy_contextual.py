@@ -34,5 +34,5 @@ def test_position_probe_sees_bos_first():
     x = position_probe_batch(4, 10, np.random.default_rng(0))
     assert (x[:, 0] == BOS).all() and (x[:, 1:] < BOS).all()
     model, losses = train_position_probe(train_len=8, steps=2)
-    out, w = model(x, return_weights=True)
+    out, w = model.forward_with_weights(x)
     assert out.shape == (4, 10) and w.shape == (4, 10, 10) and len(losses) == 2

@@ -16,7 +16,6 @@ the same way, and an MLP turns it into m, but only for the values of w it saw in
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import torch
@@ -104,7 +103,12 @@ class WordRecallModel(nn.Module):
         q, k, v = self.qkv(self.embed(x)).view(B, T, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return q[:, :, -1:], k, v  # only the query token's output is read: one row of the attention matrix
 
-    def forward(self, x: torch.Tensor, return_weights: bool = False) -> Any:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits over the capitals ``(B, 8)`` for token ids ``x`` ``(B, T)``."""
+        return self.forward_with_weights(x)[0]
+
+    def forward_with_weights(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits, weights)``: :meth:`forward`'s logits and the last token's attention ``(B, n_heads, T)``."""
         B, T = x.shape
         q, k, v = self._qkv(x)
         if self.scheme == "rope":
@@ -116,7 +120,7 @@ class WordRecallModel(nn.Module):
             logits = logits + self.cope(q, logits)
         weights = logits.softmax(-1)
         out = self.readout((weights @ v).reshape(B, -1))
-        return (out, weights[:, :, 0]) if return_weights else out
+        return out, weights[:, :, 0]
 
 
 def train_word_recall(
@@ -166,11 +170,15 @@ class PositionProbe(nn.Module):
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
         self.mlp = nn.Sequential(nn.Linear(d_model, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
-    def forward(self, x: torch.Tensor, return_weights: bool = False) -> Any:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The number read at every position, ``(B, T)``, for token ids ``x`` ``(B, T)``."""
+        return self.forward_with_weights(x)[0]
+
+    def forward_with_weights(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(out, weights)``: :meth:`forward`'s numbers and the causal attention weights ``(B, T, T)``."""
         q, k, v = self.qkv(self.embed(x)).chunk(3, dim=-1)
         y, weights = attention(q, k, v, causal=True)
-        out = self.mlp(y)[..., 0]
-        return (out, weights) if return_weights else out
+        return self.mlp(y)[..., 0], weights
 
 
 def train_position_probe(
