@@ -31,6 +31,29 @@ def test_rotating_pairs_hands_and_trail(m, off):
     plot.close()
 
 
+def test_rotating_pairs_offset_ends_at_the_query_position():
+    """No key before position 0 (issue 43 item 4): the offset slider ends at m, and a larger offset is drawn as m."""
+    widgets = pytest.importorskip("ipywidgets")
+    from poslib.viz import interact
+
+    position = widgets.IntSlider(value=12, min=0, max=4096)
+    offset = widgets.IntSlider(value=3, min=0, max=64)
+    interact(RotatingPairsPlot(), position=position, offset=offset)
+    assert offset.max == 12, "at m = 12 the offset slider ends at 12"
+    position.value = 400
+    assert offset.max == 64, "past m = 64 it ends at the notebook's 64"
+    offset.value = 48
+    position.value = 15
+    assert offset.max == 15 and offset.value == 15, "moving m below the offset pulls the offset down to m"
+    plot = RotatingPairsPlot()
+    plot.update(position=15, offset=48)
+    assert "key at m − 15 = 0" in plot._title.get_text(), plot._title.get_text()
+    for _, _, k, _ in plot.artists:
+        (_, kx), (_, ky) = k.get_data()
+        assert complex(kx, ky) == pytest.approx(complex(*plot.start), abs=1e-12), "the key drawn at position 0"
+    plot.close()
+
+
 @pytest.mark.parametrize("m", [0, 1, 7, 250])
 def test_rope_matrix_plot_shows_rope_matrix(m):
     plot = RopeMatrixPlot()

@@ -44,7 +44,9 @@ class RotatingPairsPlot(LivePlot):
 
     Both start from the same 2-D vector. As m moves, both arrows turn, but the
     angle between them stays offset·θ_i: the score depends only on the offset.
-    The faint trail is the query's tip for every position 0 … m.
+    The faint trail is the query's tip for every position 0 … m. The offset
+    ends at m (and at ``max_offset``): no key sits before position 0, so the
+    slider stops there (``limits``) and a larger offset is drawn as m.
     """
 
     defaults: ClassVar[dict[str, Any]] = {"position": 12, "offset": 3}
@@ -56,6 +58,7 @@ class RotatingPairsPlot(LivePlot):
         {"position": 12, "offset": 3},
     ]
     head_dim, base = 64, 10000.0
+    max_offset = 64  # the notebook's offset slider ends here, or at m when m is smaller
     pairs = (0, 10, 20, 31)
     start = np.array([np.cos(0.4), np.sin(0.4)])  # the unrotated pair, same for query and key
 
@@ -90,8 +93,13 @@ class RotatingPairsPlot(LivePlot):
         self.fig = fig
         return fig
 
+    def limits(self) -> dict[str, tuple[float, float]]:
+        """The offset slider ends at m: the key at m − offset is a position, never below 0."""
+        return {"offset": (0, min(self.max_offset, int(self.params["position"])))}
+
     def redraw(self) -> None:
-        m, off = int(self.params["position"]), int(self.params["offset"])
+        m = int(self.params["position"])
+        off = int(np.clip(int(self.params["offset"]), 0, m))  # the key at m − offset ≥ 0, as limits() holds the slider
         trail_pos = np.arange(0, m + 1)
         for (trail, q, k, text), th in zip(self.artists, self.theta, strict=True):
             tq, tk = self._tip(np.array(m * th)), self._tip(np.array((m - off) * th))
