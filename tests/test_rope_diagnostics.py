@@ -67,3 +67,29 @@ def test_cache_drift_matches_a_real_cached_versus_fresh_key():
     c, f = cached.reshape(-1, 2), fresh.reshape(-1, 2)
     angle = np.arccos(np.clip((c * f).sum(-1) / np.linalg.norm(c, axis=-1) / np.linalg.norm(f, axis=-1), -1, 1))
     np.testing.assert_allclose(P.rope_cache_drift(d, 10000.0, DYNAMIC, n)[j], angle, atol=1e-6)
+
+
+def test_cache_drift_is_the_angle_between_cached_and_fresh_keys_wrapped_to_half_a_turn():
+    # LongRoPE's switch (notebook 09, issue 43 item 5): past L every pair changes its divisor, and j·|Δθ_i| passes π
+    # on many keys; the drift is still the angle between the cached and the fresh rotated pair, in [0, π]
+    longrope = {
+        "rope_type": "longrope",
+        "factor": 4.0,
+        "original_max_position_embeddings": 32,
+        "short_factor": [1.0, 1.5, 2.0, 3.0],
+        "long_factor": [1.3, 2.0, 6.0, 8.0],
+    }
+    d, n = 8, 40
+    drift = P.rope_cache_drift(d, 10000.0, longrope, n)
+    now, _ = P.rope_inv_freq(d, 10000.0, longrope, seq_len=n)
+    k = np.random.default_rng(2).standard_normal((n, d))
+    unwrapped = []
+    for j in range(n):
+        then, _ = P.rope_inv_freq(d, 10000.0, longrope, seq_len=j + 1)
+        c = P.apply_rope(k[j : j + 1], np.array([j]), then).reshape(-1, 2)
+        f = P.apply_rope(k[j : j + 1], np.array([j]), now).reshape(-1, 2)
+        cos = (c * f).sum(-1) / np.linalg.norm(c, axis=-1) / np.linalg.norm(f, axis=-1)
+        np.testing.assert_allclose(drift[j], np.arccos(np.clip(cos, -1, 1)), atol=1e-6)
+        unwrapped.append(j * np.abs(now - then))
+    assert (np.array(unwrapped) > np.pi).sum() > 10, "the case must reach past half a turn, or the wrap goes untested"
+    assert drift.max() <= np.pi
