@@ -171,6 +171,10 @@ RULES = {
     "σ as the logistic function (σ is a standard deviation; write sigmoid)": re.compile(
         r"\\sigma\s*\(\s*[qkx]|σ\s*\(\s*[qkx]"
     ),
+    # issue 43 item 7: PaTH's paper writes its strength β_t, stick-breaking's its break fraction β_{i,j}
+    "β as PaTH's strength (β is stick-breaking's break fraction; PaTH's strength is η_t)": re.compile(
+        r"I\s*[-−]\s*(?:\\beta|β)|strength\s+\$?(?:\\beta|β)|PaTH\s*(?:with\s+|\()\$?(?:\\beta|β)|(?:\\beta|β)_t\b"
+    ),
 }
 # in the glossary (which has no "papers write" column) positions are m, n as well
 GLOSSARY_RULES = {
@@ -217,6 +221,7 @@ PAPER_QUOTES = {
     "10_learned_and_contextual_positions": [
         "its equation has the gate $\\sigma(q_i^\\top k_j)$, our\n$\\mathrm{sigmoid}(q_m^\\top k_n)$",
     ],
+    "12_position_from_the_data": ["(the paper's $H_t$ and $\\beta_t$, the code's `beta`"],
 }
 
 
@@ -283,6 +288,9 @@ PLANTED = {
     "h as an axis of M-RoPE's grid (h is a head)": "pairs 1, 4, 7 are overwritten by axis h",
     "an offset written k (a shift is Δ)": r"$\mathrm{PE}(p+k)$",
     "σ as the logistic function (σ is a standard deviation; write sigmoid)": r"$g = \sigma(q_i^\top k_j)$",
+    "β as PaTH's strength (β is stick-breaking's break fraction; PaTH's strength is η_t)": (
+        r"$\mathcal{H}_t = I - \beta_t w_t w_t^\top$; strength β (2: a reflection); PaTH with β = 0"
+    ),
 }
 # what the rules must let through: the table's own symbols, and the same letters in their one meaning
 ALLOWED = [
@@ -298,6 +306,8 @@ ALLOWED = [
     r"head $h$ of $n_h$; $x'_m = x_m + p_m$",
     r"$\mathrm{PE}(p+\Delta) = M_\Delta\,\mathrm{PE}(p)$; $k_n$",
     r"a spread $\sigma$; $\mathrm{sigmoid}(q_m^\top k_n)$; σ(N) = 2.5",
+    r"$\mathcal{H}_t = I - \eta_t w_t w_t^\top$; strength η (2: a reflection); PaTH with η = 0",
+    r"$a_{m,n} = \beta_{m,n}\prod_{n<t<m}(1-\beta_{m,t})$; $\beta(1-\beta)^{\Delta-1}$; break fraction β",
 ]
 
 

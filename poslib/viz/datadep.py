@@ -7,7 +7,7 @@
   softmax with the matching slope −log(1 − β), and the stick left unspent (sliders: β, the number of keys).
 * :class:`PathReflectionPlot`: a query carried through PaTH's reflections in a 2-D plane, the normals of
   consecutive tokens at an angle φ, beside RoPE's rotation by φ per token; and the scores against distance
-  (sliders: φ, β).
+  (sliders: φ, and PaTH's strength η, the parameter ``beta``).
 
 Every curve comes from poslib's functions (:func:`poslib.forgetting_attention`,
 :func:`poslib.stickbreaking_attention`, :func:`poslib.path_attn.path_scores`, :func:`poslib.rope_matrix`).
@@ -192,7 +192,7 @@ def path_normals(phi: float, n_tokens: int) -> np.ndarray:
 
 
 def reflection_path(q: np.ndarray, normals: np.ndarray, beta: float) -> np.ndarray:
-    """The query carried back through the tokens: u_0 = q, u_Δ = ℋ_{m−Δ+1} u_{Δ−1}, ℋ = I − β w wᵀ; ``(n_tokens, 2)``.
+    """The query carried back through the tokens: u_0 = q, u_Δ = ℋ_{m−Δ+1} u_{Δ−1}, ℋ = I − η w wᵀ; ``(n_tokens, 2)``.
 
     u_Δ is ℋ_{m−Δ+1} ⋯ ℋ_m q, so the score on the key Δ tokens back is u_Δᵀ k (what :func:`path_scores` computes).
     """
@@ -208,8 +208,9 @@ class PathReflectionPlot(LivePlot):
 
     Left: the query carried back through the tokens (PaTH, filled) and RoPE's query rotated by t·φ (open);
     the two mirror lines dashed. Right: the score on a key equal to the query, t tokens back: PaTH from
-    :func:`poslib.path_attn.path_scores`, RoPE's cos(t·φ) from :func:`poslib.rope_matrix`. At β = 2 they agree
-    at every even distance; an odd distance is one reflection more, which no rotation is. β = 0 is NoPE.
+    :func:`poslib.path_attn.path_scores`, RoPE's cos(t·φ) from :func:`poslib.rope_matrix`. At η = 2 they agree
+    at every even distance; an odd distance is one reflection more, which no rotation is. η = 0 is NoPE.
+    η is PaTH's strength (the paper's β_t, the parameter ``beta``; β is stick-breaking's break fraction here).
     """
 
     defaults: ClassVar[dict[str, Any]] = {"phi": 20, "beta": 2.0}
@@ -272,10 +273,10 @@ class PathReflectionPlot(LivePlot):
         self.rotated.set_data(c["rotated"][:, 0], c["rotated"][:, 1])
         self.s_path.set_data(c["t"], c["path"])
         self.s_rope.set_data(c["t"], c["rope"])
-        self.a_p.set_title(f"Normals at 0° and φ = {phi_deg:.0f}°, β = {beta:.2f}")
+        self.a_p.set_title(f"Normals at 0° and φ = {phi_deg:.0f}°, η = {beta:.2f}")
         even = float(np.abs(c["path"] - c["rope"])[::2].max())
         self.a_s.set_title(
             f"Two reflections turn by 2φ = {2 * phi_deg:.0f}°: PaTH = RoPE at even Δ"
             if even < 1e-9
-            else f"β = {beta:.2f}: not reflections; at even Δ PaTH − RoPE reaches {even:.2f}"
+            else f"η = {beta:.2f}: not reflections; at even Δ PaTH − RoPE reaches {even:.2f}"
         )
