@@ -15,6 +15,9 @@ Modules, each readable top to bottom and each about one concern:
 * :mod:`poslib.lab.run`: training and scoring every (scheme, seed), in parallel if asked;
 * :mod:`poslib.lab.results`: the results dataclass, its table, the environment check;
 * :mod:`poslib.lab.report`: growth with length, rankings and verdicts computed from a run's numbers;
+* :mod:`poslib.lab.stats`: the comparison rule with a stated error rate (paired t-test over seeds, Holm,
+  a threshold) and its simulation;
+* :mod:`poslib.lab.plateau`: the plateau rule that can fail (a line through the end of a loss curve);
 * :mod:`poslib.lab.extend`: extending the rope model's context, training-free (remaps, scalings) and
   by short fine-tuning (``--extend``).
 
@@ -23,6 +26,10 @@ Command line: ``python -m poslib.lab --help``.
 
 from pathlib import Path
 
+# Before .report: importing a submodule binds its name in this package, and the name `plateau` must end up bound
+# to report.plateau (the old rule, read as poslib.lab.plateau by notebooks and tests), not to the module
+# poslib.lab.plateau; read that module's names with `from poslib.lab.plateau import ...`.
+from . import plateau as _plateau_module  # noqa: F401  (loaded for the binding order only)
 from .config import PRESETS, EvalConfig, LabConfig, ModelConfig, PasskeyConfig, TrainConfig
 from .data import Corpus, batch_generator, eval_spans, load_stdlib_corpus, stdlib_files
 from .determinism import deterministic
