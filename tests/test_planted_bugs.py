@@ -23,7 +23,8 @@ def test_catalogue_is_large_and_names_existing_checks():
     bugs = catalogue()
     assert len(bugs) >= 20, f"only {len(bugs)} planted bugs"
     for bug in bugs.values():
-        assert bug.tests and bug.notebooks, f"{bug.name}: needs a unit test and a notebook that catch it"
+        assert bug.tests, f"{bug.name}: needs a unit test that catches it"
+        assert bug.notebooks or bug.unit_only, f"{bug.name}: needs a notebook that catches it, or why none can"
         for target in bug.tests:
             assert (ROOT / target.split("::")[0]).is_file(), f"{bug.name}: no test file {target}"
         for notebook in bug.notebooks:

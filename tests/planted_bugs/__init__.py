@@ -34,6 +34,8 @@ class Bug:
     ``apply`` patches poslib in this process (with :func:`swap`); ``tests`` are pytest arguments (files
     or node ids) expected to fail with the bug planted; ``notebooks`` are the notebooks whose checks
     are expected to raise; ``thread`` names the public thread or source where the mistake was made.
+    ``unit_only`` says why no notebook can show the bug (a failure mode no notebook runs, such as torchrun);
+    such a bug names no notebook and counts as caught by its unit tests alone.
     """
 
     name: str
@@ -43,6 +45,7 @@ class Bug:
     notebooks: tuple[str, ...]
     thread: str = ""
     extra_env: dict[str, str] = field(default_factory=dict)
+    unit_only: str = ""
 
 
 _BUGS: dict[str, Bug] = {}
@@ -50,14 +53,22 @@ PLANTED: str | None = None  # the bug planted in this process, set once its patc
 
 
 def bug(
-    name: str, what: str, *, tests: tuple[str, ...], notebooks: tuple[str, ...], thread: str = ""
+    name: str,
+    what: str,
+    *,
+    tests: tuple[str, ...],
+    notebooks: tuple[str, ...],
+    thread: str = "",
+    unit_only: str = "",
 ) -> Callable[[Callable[[], None]], Callable[[], None]]:
-    """Register the decorated function as the patch that plants bug ``name``."""
+    """Register the decorated function as the patch that plants bug ``name`` (``unit_only``: see :class:`Bug`)."""
 
     def register(apply: Callable[[], None]) -> Callable[[], None]:
         if name in _BUGS:
             raise ValueError(f"planted bug {name!r} is registered twice")
-        _BUGS[name] = Bug(name, what, apply, tests, notebooks, thread)
+        if bool(notebooks) == bool(unit_only):
+            raise ValueError(f"planted bug {name!r}: name the notebooks that catch it, or say why none can")
+        _BUGS[name] = Bug(name, what, apply, tests, notebooks, thread, unit_only=unit_only)
         return apply
 
     return register
