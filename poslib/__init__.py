@@ -15,6 +15,7 @@ One module per family; everything public is re-exported here::
     remap           ReRoPE, Leaky ReRoPE, Self-Extend: training-free distance remapping
     dca             An et al. 2024 (Dual Chunk)    forgetting     Lin et al. 2025 (FoX)
     stickbreaking   Tan et al. 2025                path_attn      Yang et al. 2025 (PaTH)
+    vo_rope         DeepSeek-V4's rotated values   lie_rope       RoPE as exp(m·A); LieRE, ComRoPE
 
 Teaching helpers (toy models, similarity, the pretrained table) live in :mod:`poslib.teaching`,
 figures in :mod:`poslib.viz`, the training lab in :mod:`poslib.lab`; this layer imports none of them.
@@ -49,6 +50,14 @@ from .fire import FireBias, fire_bias, fire_inputs, fire_weights_from_bias
 from .forgetting import forgetting_attention
 from .kerple import KerpleBias, kerple_bias
 from .learned import LearnedPositionalEmbedding, learned_lookup
+from .lie_rope import (
+    axial_rope_generators,
+    commutator_norm,
+    generator_rotation,
+    lie_rope,
+    relative_drift,
+    rope_generator,
+)
 from .logn import logn_scale
 from .mrope import apply_mrope, apply_rope_2d, mrope_axis_of_pair
 from .nope import apply_nope
@@ -75,12 +84,13 @@ from .rope import (
     rope_rotate,
     rotate_half,
 )
-from .rope_configs import rope_base_lower_bound, rope_base_safe_bound, rope_from_config
+from .rope_configs import rope_base_lower_bound, rope_base_safe_bound, rope_convention_gap, rope_from_config
 from .rope_diagnostics import rope_cache_drift, rope_unseen_angle
 from .rope_scaling import (
     COMMON_KEYS,
     ROPE_SCALING_KEYS,
     ROPE_SCALINGS,
+    WHOLE_HEAD_SCALINGS,
     longrope_attention_factor,
     register_rope_scaling,
     rope_inv_freq,
@@ -105,6 +115,7 @@ from .transformer_xl import (
     transformer_xl_score_terms,
     transformer_xl_scores,
 )
+from .vo_rope import vo_rope_attention
 from .xpos import apply_xpos, xpos_scale, xpos_zeta
 
 # a Chinese notebook's kernel prints its check lines and tables in Chinese (poslib/_i18n_outputs.py); elsewhere no-op
@@ -117,6 +128,7 @@ __all__ = [
     "COMMON_KEYS",
     "ROPE_SCALINGS",
     "ROPE_SCALING_KEYS",
+    "WHOLE_HEAD_SCALINGS",
     "CoPE",
     "DebertaRelativeScores",
     "FireBias",
@@ -137,7 +149,9 @@ __all__ = [
     "apply_xpos",
     "attention",
     "attention_entropy",
+    "axial_rope_generators",
     "causal_mask",
+    "commutator_norm",
     "cope_bias",
     "cope_positions",
     "deberta_delta",
@@ -151,8 +165,10 @@ __all__ = [
     "fire_inputs",
     "fire_weights_from_bias",
     "forgetting_attention",
+    "generator_rotation",
     "kerple_bias",
     "learned_lookup",
+    "lie_rope",
     "logn_scale",
     "longrope_attention_factor",
     "mask_future",
@@ -161,6 +177,7 @@ __all__ = [
     "randomized_positions",
     "register_rope_scaling",
     "relative_distance",
+    "relative_drift",
     "remapped_distances",
     "rerope_positions",
     "rerope_relative_positions",
@@ -168,10 +185,12 @@ __all__ = [
     "rope_base_lower_bound",
     "rope_base_safe_bound",
     "rope_cache_drift",
+    "rope_convention_gap",
     "rope_cos_sin",
     "rope_decay_bound",
     "rope_frequencies",
     "rope_from_config",
+    "rope_generator",
     "rope_inv_freq",
     "rope_layout_permutation",
     "rope_matrix",
@@ -196,6 +215,7 @@ __all__ = [
     "transformer_xl_offsets",
     "transformer_xl_score_terms",
     "transformer_xl_scores",
+    "vo_rope_attention",
     "xpos_scale",
     "xpos_zeta",
     "yarn_attention_factor",

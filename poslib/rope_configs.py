@@ -9,12 +9,21 @@ Hugging Face's ``transformers/modeling_rope_utils.py`` does:
 * scaling: ``rope_parameters`` or ``rope_scaling`` (``rope_type`` or the legacy
   ``type``), computed by :func:`poslib.rope_inv_freq` from its registry;
   ``"mrope"`` (Qwen2-VL) only sections the pairs, so its frequencies are the plain ones;
+* per layer type (Gemma 4, DeepSeek-V4): ``rope_parameters`` may hold one dictionary per layer type
+  (``{"full_attention": {...}, "sliding_attention": {...}}``); ``layer_type`` picks one, and that layer
+  type's head dimension comes from ``per_layer_config`` (transformers ≥ 5.25 serialises Gemma 4's
+  ``global_head_dim`` there, keyed by layer index) or, for ``"full_attention"``, ``global_head_dim``;
 * head dimension: ``head_dim``, else ``qk_rope_head_dim`` (DeepSeek's MLA, whose
   rotary part is a separate 64-dim key), else ``hidden_size / num_attention_heads``;
-* partial rotary: ``rotary_dim`` (GPT-J), else ``partial_rotary_factor`` (Phi,
-  transformers' convention: rotary_dim = int(head_dim × factor)), else
-  ``rotary_pct`` (GPT-NeoX); frequencies are then over rotary_dim:
-  θ_i = base^(−2i/rotary_dim), i < rotary_dim/2;
+* partial rotary, two conventions. The rotated-dims one (Phi, GPT-NeoX, Qwen3-Next / Qwen3.5,
+  GLM-4.5, MiniMax-M2): ``rotary_dim`` (GPT-J), else ``partial_rotary_factor`` (transformers'
+  rotary_dim = int(head_dim × factor)), else ``rotary_pct`` (GPT-NeoX); frequencies are then over
+  rotary_dim, θ_i = base^(−2i/rotary_dim), i < rotary_dim/2, and pairs lie inside the first rotary_dim
+  features. The proportional one (``rope_type: "proportional"``, Gemma 4's full-attention layers):
+  θ_i = base^(−2i/head_dim) for i < ⌊factor·head_dim/2⌋ and 0 for the rest, over the whole head, so the
+  returned rotary_dim is head_dim and pairs are (i, i + head_dim/2) (:func:`poslib.rope_inv_freq`'s
+  ``proportional``). Reading one convention's config with the other's rule is a real porting bug;
+  :func:`rope_convention_gap` measures it;
 * ``original_max_position_embeddings``: for ``llama3``, ``yarn`` and ``longrope`` the top level
   wins when present (transformers' ``standardize_rope_params``); otherwise the scaling dictionary,
   else the top level, else ``max_position_embeddings`` (transformers' fallback);
@@ -39,10 +48,11 @@ from typing import Any
 
 import numpy as np
 
-from ._backend import Array, Backend, check_even, check_positive, check_positive_int
-from .rope_scaling import rope_inv_freq
+from ._backend import Array, Backend, check_choice, check_even, check_positive, check_positive_int, xp_of
+from .rope import LAYOUTS, apply_rope
+from .rope_scaling import WHOLE_HEAD_SCALINGS, rope_inv_freq
 
-__all__ = ["rope_base_lower_bound", "rope_base_safe_bound", "rope_from_config"]
+__all__ = ["rope_base_lower_bound", "rope_base_safe_bound", "rope_convention_gap", "rope_from_config"]
 
 _SCALING_KEYS = ("rope_parameters", "rope_scaling")
 _PLAIN_TYPES = (None, "default", "mrope")  # mrope sections the pairs; its frequencies are the plain ones
@@ -55,7 +65,35 @@ def _number(config: Mapping[str, Any], key: str) -> Any:
     return value
 
 
-def _head_dim(config: Mapping[str, Any]) -> int:
+def _layer_type_head_dim(config: Mapping[str, Any], layer_type: str) -> int | None:
+    # The head dimension of layers of this type when it differs from head_dim (Gemma 4's 512-wide
+    # full-attention heads beside 256-wide sliding ones), else None.
+    per_layer, types = config.get("per_layer_config"), config.get("layer_types")
+    if isinstance(per_layer, Mapping) and isinstance(types, (list, tuple)):
+        # transformers ≥ 5.25: a sparse {layer index: overrides} map (keys are strings after a JSON round trip)
+        indices = [i for i, t in enumerate(types) if t == layer_type]
+        dims = {per_layer.get(str(i), per_layer.get(i, {})).get("head_dim") for i in indices}
+        if dims - {None}:
+            if len(dims) > 1:
+                raise ValueError(
+                    f"config['per_layer_config'] gives the {layer_type!r} layers different head dims "
+                    f"{sorted(dims, key=str)}"
+                )
+            dim = dims.pop()
+            check_positive_int(f"config['per_layer_config'][…]['head_dim'] of {layer_type!r} layers", dim)
+            return int(dim)
+    if layer_type == "full_attention" and config.get("global_head_dim") is not None:
+        # Gemma 4's config.json: full-attention layers use global_head_dim (transformers' Gemma4TextConfig)
+        check_positive_int("config['global_head_dim']", config["global_head_dim"])
+        return int(config["global_head_dim"])
+    return None
+
+
+def _head_dim(config: Mapping[str, Any], layer_type: str | None = None) -> int:
+    if layer_type is not None:
+        dim = _layer_type_head_dim(config, layer_type)
+        if dim is not None:
+            return dim
     for key in ("head_dim", "qk_rope_head_dim"):
         if config.get(key) is not None:
             check_positive_int(f"config[{key!r}]", config[key])
@@ -70,31 +108,73 @@ def _head_dim(config: Mapping[str, Any]) -> int:
     return hidden // heads
 
 
+def _partial_factor(config: Mapping[str, Any], scaling: Mapping[str, Any]) -> tuple[float, str]:
+    # the partial rotary factor and the key it came from: the scaling dict's, the top level's, GPT-NeoX's rotary_pct
+    for key, where in (
+        ("partial_rotary_factor", scaling),
+        ("partial_rotary_factor", config),
+        ("rotary_pct", config),
+    ):
+        factor = _number(where, key)
+        if factor is not None:
+            break
+    else:
+        return 1.0, "partial_rotary_factor"
+    if not 0 < factor <= 1:
+        raise ValueError(f"config[{key!r}] must be in (0, 1], got {factor!r}")
+    return float(factor), key
+
+
 def _rotary_dim(config: Mapping[str, Any], scaling: Mapping[str, Any], head_dim: int) -> int:
     if config.get("rotary_dim") is not None:
         check_positive_int("config['rotary_dim']", config["rotary_dim"])
         dim, source = int(config["rotary_dim"]), "config['rotary_dim']"
     else:
-        for key, where in (
-            ("partial_rotary_factor", scaling),
-            ("partial_rotary_factor", config),
-            ("rotary_pct", config),
-        ):
-            factor = _number(where, key)
-            if factor is not None:
-                break
-        else:
-            factor = 1.0
-        if not 0 < factor <= 1:
-            raise ValueError(f"config[{key!r}] must be in (0, 1], got {factor!r}")
+        factor, _ = _partial_factor(config, scaling)
         dim, source = int(head_dim * factor), f"head_dim × {factor} = {head_dim * factor}"
     if dim > head_dim or dim % 2 or dim == 0:
         raise ValueError(f"rotary_dim ({source}) must be a positive even number ≤ head_dim = {head_dim}, got {dim}")
     return dim
 
 
+def _scaling(config: Mapping[str, Any], layer_type: str | None) -> dict[str, Any]:
+    # the RoPE parameters of this layer type: rope_parameters (transformers ≥ 4.56) or rope_scaling, flat or per type
+    for key in _SCALING_KEYS:
+        raw = config.get(key)
+        if raw is None:
+            continue
+        if not isinstance(raw, Mapping):
+            raise TypeError(f"config[{key!r}] must be a dictionary, got {type(raw).__name__}")
+        # Per layer type: every dictionary value is one type's parameters (DeepSeek-V4 may keep a flat
+        # leftover such as a top-level 'rope_type' beside them, which transformers ignores too).
+        per_type = {name: value for name, value in raw.items() if isinstance(value, Mapping)}
+        if not per_type:
+            if layer_type is not None:
+                raise ValueError(
+                    f"layer_type={layer_type!r} was given, but config[{key!r}] is not per layer type; "
+                    "pass layer_type=None"
+                )
+            return dict(raw)
+        if layer_type is None:
+            raise ValueError(
+                f"config[{key!r}] holds one dictionary per layer type: pass layer_type, one of {sorted(per_type)}"
+            )
+        if layer_type not in per_type:
+            raise ValueError(
+                f"layer_type must be one of {sorted(per_type)} (the keys of config[{key!r}]), got {layer_type!r}"
+            )
+        return dict(per_type[layer_type])
+    if layer_type is not None:
+        raise ValueError(f"layer_type={layer_type!r} was given, but config has no per-layer-type rope_parameters")
+    return {}
+
+
 def rope_from_config(
-    config: Mapping[str, Any], *, seq_len: int | None = None, backend: Backend = "numpy"
+    config: Mapping[str, Any],
+    *,
+    layer_type: str | None = None,
+    seq_len: int | None = None,
+    backend: Backend = "numpy",
 ) -> tuple[Array, float, int]:
     """``(inv_freq, attention_factor, rotary_dim)`` from a Hugging Face-style ``config.json`` dictionary.
 
@@ -106,29 +186,45 @@ def rope_from_config(
     ``dynamic`` scaling only. Nested configurations (``text_config``) are read
     from their text part.
 
+    ``layer_type`` (e.g. ``"full_attention"`` or ``"sliding_attention"`` for Gemma 4) picks one entry of a
+    per-layer-type ``rope_parameters``, and that type's head dimension (``per_layer_config``, else
+    ``global_head_dim`` for full attention). For Gemma 4's full-attention layers (``proportional``,
+    partial_rotary_factor 0.25, θ = 10⁶, head dim 512) it returns 256 frequencies, 64 of them non-zero,
+    and rotary_dim = 512, so that ``apply_rope(x, positions, inv_freq, layout="half",
+    attention_factor=attention_factor, rotary_dim=rotary_dim)`` rotates exactly as transformers'
+    ``Gemma4TextRotaryEmbedding`` and ``apply_rotary_pos_emb`` do (pairs (i, i + 256), the zero-frequency
+    pairs passed through bit for bit). A per-layer-type config without ``layer_type``, or a
+    ``layer_type`` that the config does not list, is a ``ValueError``.
+
     Sources of the rules: transformers' ``modeling_rope_utils.py``
-    (``_compute_*_parameters``, ``rope_config_validation``); Su et al. 2021
-    (RoFormer) for the default base.
+    (``_compute_*_parameters``, ``rope_config_validation``; ``_compute_proportional_rope_parameters``
+    and ``models/gemma4/configuration_gemma4.py`` as of 5.25.0); Su et al. 2021 (RoFormer) for the
+    default base.
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a parsed config.json), got {type(config).__name__}")
     if isinstance(config.get("text_config"), Mapping):
         config = config["text_config"]
-    scaling: dict[str, Any] = {}
-    for key in _SCALING_KEYS:
-        if config.get(key) is not None:
-            if not isinstance(config[key], Mapping):
-                raise TypeError(f"config[{key!r}] must be a dictionary, got {type(config[key]).__name__}")
-            scaling = dict(config[key])
-            break
+    if layer_type is not None and not isinstance(layer_type, str):
+        raise ValueError(f"layer_type must be None or a layer type name (a string), got {layer_type!r}")
+    scaling = _scaling(config, layer_type)
     candidates = (_number(scaling, "rope_theta"), _number(config, "rope_theta"), _number(config, "rotary_emb_base"))
     base = next((v for v in candidates if v is not None), 10000.0)
     check_positive("config['rope_theta']", base)
-    head_dim = _head_dim(config)
-    rotary_dim = _rotary_dim(config, scaling, head_dim)
+    head_dim = _head_dim(config, layer_type)
     rope_type = scaling.get("rope_type", scaling.get("type"))
     if rope_type == "su":  # Phi-3's first configs; Hugging Face's Phi3Config reads it as longrope
         rope_type = "longrope"
+    if rope_type in WHOLE_HEAD_SCALINGS:
+        # The proportional convention: the variant reads the partial factor itself and returns head_dim/2
+        # frequencies (zeros for the pairs that do not turn); the whole head is "rotated".
+        check_even("head_dim", head_dim)
+        factor, _ = _partial_factor(config, scaling)
+        scaling["rope_type"] = rope_type
+        scaling["partial_rotary_factor"] = factor
+        inv_freq, attention = rope_inv_freq(head_dim, float(base), scaling, seq_len=seq_len, backend=backend)
+        return inv_freq, float(attention), head_dim
+    rotary_dim = _rotary_dim(config, scaling, head_dim)
     if rope_type in _PLAIN_TYPES:
         inv_freq, attention = rope_inv_freq(rotary_dim, float(base), None, backend=backend)
         return inv_freq, attention, rotary_dim
@@ -151,6 +247,47 @@ def rope_from_config(
         scaling["factor"] = config["max_position_embeddings"] / scaling["original_max_position_embeddings"]
     inv_freq, attention = rope_inv_freq(rotary_dim, float(base), scaling, seq_len=seq_len, backend=backend)
     return inv_freq, float(attention), rotary_dim
+
+
+def rope_convention_gap(
+    q: Array,
+    k: Array,
+    positions: Array,
+    reading: tuple[Array, float, int],
+    other: tuple[Array, float, int],
+    *,
+    layout: str = "half",
+) -> float:
+    """The largest |difference| between the scores q_m·k_n of two readings of one RoPE config, over all (m, n).
+
+    ``reading`` and ``other`` are ``(inv_freq, attention_factor, rotary_dim)`` triples as
+    :func:`rope_from_config` returns them; each rotates ``q`` and ``k`` (``(..., seq, head_dim)``) to
+    ``positions`` with :func:`poslib.apply_rope` in ``layout``, and the scores are every query against every
+    key, ``q_m · k_n`` unscaled. The answer is max |s − s'| over all of them (float64): 0 when the two
+    readings rotate alike, and of the order of the scores themselves when they do not.
+
+    This is the partial-rotary mix-up that ports of Gemma 4 made (NVIDIA-NeMo/Megatron-Bridge #4195 and
+    #4916, apple/coreai-models #66: Gemma 4's frequencies, but paired inside the first rotary_dim
+    features; pie-project/pie #602 the other way: a Qwen3.5 head read with Gemma 4's rule). For Gemma 4's
+    full-attention head (512 wide, partial_rotary_factor 0.25, θ = 10⁶), reading its ``proportional``
+    config with the rotated-dims rule turns pair 1 at 1e6^(−1/64) = 0.80584 rad per token instead of
+    1e6^(−1/256) = 0.94746 (0.142 rad per token apart, half a turn by distance 23). For a token against
+    itself (q = k, a unit-norm random vector from ``np.random.default_rng(0)``, score 1 at distance 0) at
+    positions 0…1023 the scores move by up to 0.230 under the rotated-dims reading, and by up to 0.098
+    with Gemma 4's own frequencies paired inside the first 128 features; the correct reading gives 0
+    (tests/test_partial_rotary.py computes and prints these).
+    """
+    check_choice("layout", layout, LAYOUTS)
+    xp = xp_of(q=q, k=k, positions=positions)
+    scores = []
+    for name, triple in (("reading", reading), ("other", other)):
+        if not (isinstance(triple, tuple) and len(triple) == 3):
+            raise ValueError(f"{name} must be an (inv_freq, attention_factor, rotary_dim) triple, got {triple!r}")
+        inv_freq, factor, rotary_dim = triple
+        rq = apply_rope(q, positions, inv_freq, layout=layout, attention_factor=factor, rotary_dim=rotary_dim)
+        rk = apply_rope(k, positions, inv_freq, layout=layout, attention_factor=factor, rotary_dim=rotary_dim)
+        scores.append(rq @ xp.swapaxes(rk, -1, -2))
+    return float(abs(scores[0] - scores[1]).max())
 
 
 class _BaseCondition:

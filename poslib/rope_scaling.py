@@ -42,6 +42,7 @@ __all__ = [
     "COMMON_KEYS",
     "ROPE_SCALINGS",
     "ROPE_SCALING_KEYS",
+    "WHOLE_HEAD_SCALINGS",
     "longrope_attention_factor",
     "register_rope_scaling",
     "rope_inv_freq",
@@ -61,18 +62,29 @@ COMMON_KEYS = frozenset(
     {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"}
 )
 ROPE_SCALING_KEYS: dict[str, frozenset[str]] = {}
+# Variants that read partial_rotary_factor themselves and return head_dim/2 frequencies for the whole
+# head (Gemma 4's proportional); every other variant is handed the rotated dims only.
+WHOLE_HEAD_SCALINGS: set[str] = set()
 
 
-def register_rope_scaling(name: str, keys: tuple[str, ...] = ()) -> Callable[[ScalingFn], ScalingFn]:
+def register_rope_scaling(
+    name: str, keys: tuple[str, ...] = (), *, whole_head: bool = False
+) -> Callable[[ScalingFn], ScalingFn]:
     """Decorator adding a variant to :data:`ROPE_SCALINGS` under ``name``; ``keys`` are the scaling keys it reads.
 
     :func:`rope_inv_freq` rejects a key that no variant reads (besides :data:`COMMON_KEYS`), so a
-    misspelled key cannot be silently ignored.
+    misspelled key cannot be silently ignored. ``whole_head=True`` marks a variant that is given the
+    whole head_dim and reads ``partial_rotary_factor`` itself (Gemma 4's ``proportional``); the others
+    are given the rotated dims int(head_dim·p) (the rotated-dims convention).
     """
 
     def add(fn: ScalingFn) -> ScalingFn:
         ROPE_SCALINGS[name] = fn
         ROPE_SCALING_KEYS[name] = frozenset(keys)
+        if whole_head:
+            WHOLE_HEAD_SCALINGS.add(name)
+        else:
+            WHOLE_HEAD_SCALINGS.discard(name)
         return fn
 
     return add
@@ -350,6 +362,36 @@ def _longrope(
     return rope_frequencies(head_dim, base, backend=backend) / ext, float(attention)
 
 
+@register_rope_scaling("proportional", ("factor",), whole_head=True)
+def _proportional(
+    head_dim: int, base: float, cfg: Mapping[str, Any], seq_len: int | None, backend: Backend
+) -> tuple[Array, float]:
+    """Gemma 4's proportional RoPE: θ_i = base^(−2i/d)/s for i < ⌊p·d/2⌋, θ_i = 0 for the other pairs up to d/2.
+
+    As transformers' ``modeling_rope_utils._compute_proportional_rope_parameters`` (5.25.0) and vLLM's
+    ``gemma4_rope.Gemma4RotaryEmbedding`` compute it: the exponent runs over the *whole* head_dim d, not
+    over the rotated dims; ⌊p·d/2⌋ is ``int(partial_rotary_factor * head_dim // 2)`` pairs that turn, and
+    the remaining d/2 − ⌊p·d/2⌋ pairs get frequency 0 (cos 1, sin 0: passed through). The result has d/2
+    entries and is applied to the whole head in the half layout, so pair i is features (i, i + d/2): with
+    Gemma 4's d = 512, p = 0.25 the turning features are 0…63 and 256…319, not 0…127. s = ``factor``
+    (default 1) divides every frequency, as the transformers function does (its config validation, oddly, warns
+    that ``factor`` is an unrecognised key for this type). The attention factor is 1.
+    """
+    partial = cfg.get("partial_rotary_factor")
+    partial = 1.0 if partial is None else partial
+    n_turning = int(partial * head_dim // 2)  # transformers: int(rope_proportion * head_dim // 2)
+    if n_turning < 1:
+        raise ValueError(
+            f"rope_scaling['partial_rotary_factor'] = {partial} leaves no rotated pair of head_dim = {head_dim}"
+        )
+    s = _get(cfg, "factor", 1.0)
+    xp = namespace(backend)
+    # the exponent 2i/d over the whole head: the first n_turning of head_dim's own frequencies
+    turning = rope_frequencies(head_dim, base, backend=backend)[:n_turning]
+    still = xp.zeros(head_dim // 2 - n_turning, dtype=xp.float64)
+    return xp.concatenate([turning, still]) / s, 1.0
+
+
 def rope_inv_freq(
     head_dim: int,
     base: float = 10000.0,
@@ -368,7 +410,8 @@ def rope_inv_freq(
     is not one of :data:`COMMON_KEYS` raises ``ValueError`` naming it (Hugging Face only warns); a key
     another variant reads is ignored, and a value of None means the key's default.
     ``rope_theta``, when given, must equal ``base``. ``partial_rotary_factor`` p rotates only the first
-    int(head_dim·p) dims: inv_freq then has int(head_dim·p)/2 entries (apply RoPE to ``x[..., :rotary_dim]``).
+    int(head_dim·p) dims: inv_freq then has int(head_dim·p)/2 entries (apply RoPE to ``x[..., :rotary_dim]``),
+    except for the whole-head variants (``proportional``), which return head_dim/2 entries, zeros included.
     """
     check_even("head_dim", head_dim)
     check_positive("base", base)
@@ -397,6 +440,7 @@ def rope_inv_freq(
     if partial is not None:
         if isinstance(partial, bool) or not isinstance(partial, (int, float)) or not 0 < partial <= 1:
             raise ValueError(f"scaling['partial_rotary_factor'] must be in (0, 1], got {partial!r}")
+    if partial is not None and rope_type not in WHOLE_HEAD_SCALINGS:
         # Hugging Face: dim = int(head_dim * partial_rotary_factor); only those dims are rotated
         rotary_dim = int(head_dim * partial)
         if rotary_dim < 2 or rotary_dim % 2:

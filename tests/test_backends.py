@@ -15,6 +15,9 @@ W = rng.standard_normal((2, 8, 4))
 F16 = P.rope_frequencies(16)
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32}
 PATH_W, PATH_BETA = np.stack([R9[:5], R9[4:]]), np.abs(W[:, :5, 1])  # PaTH's w (2, 5, 8) and β (2, 5)
+SKEW = W[:, :, :1] * W[:, None, :, 1]  # two 8×8 rank-one products (2, 8, 8), made skew-symmetric:
+SKEW = SKEW - np.swapaxes(SKEW, -1, -2)  # non-commuting generators, as LieRE learns them
+GEMMA4_FULL = {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1e6}
 
 
 def t(a):
@@ -311,6 +314,28 @@ CASES = [
             t(Q), t(K), P.self_extend_positions(5, group_size=2, neighbor_window=3, backend="torch"), t(F16[:4])
         ),
     ),
+    (
+        "rope_from_config proportional (Gemma 4)",
+        lambda: P.rope_from_config({"head_dim": 16, "rope_parameters": GEMMA4_FULL})[0],
+        lambda: P.rope_from_config({"head_dim": 16, "rope_parameters": GEMMA4_FULL}, backend="torch")[0],
+    ),
+    (
+        "vo_rope_attention",
+        lambda: P.vo_rope_attention(X, X[:, :1], F16[:2], rope_dim=4, sinks=np.array([0.5, -1.0, 0.0]))[0],
+        lambda: P.vo_rope_attention(t(X), t(X[:, :1]), t(F16[:2]), rope_dim=4, sinks=torch.tensor([0.5, -1.0, 0.0]))[0],
+    ),
+    ("rope_generator", lambda: P.rope_generator(F16, layout="half"), lambda: P.rope_generator(t(F16), layout="half")),
+    (
+        "axial_rope_generators",
+        lambda: P.axial_rope_generators(F16[:4], 2),
+        lambda: P.axial_rope_generators(t(F16[:4]), 2),
+    ),
+    (
+        "generator_rotation",
+        lambda: P.generator_rotation(SKEW, R9[:, :2]),
+        lambda: P.generator_rotation(t(SKEW), t(R9[:, :2])),
+    ),
+    ("lie_rope", lambda: P.lie_rope(R9[:6], R9[:6, :2], SKEW), lambda: P.lie_rope(t(R9[:6]), t(R9[:6, :2]), t(SKEW))),
 ]
 
 
@@ -352,6 +377,10 @@ def test_every_public_function_has_a_backend_case():
         "rope_base_lower_bound",  # returns a Python float, built from sizes
         "rope_base_safe_bound",  # returns a Python float, built from sizes
         "self_extend_max_distance",  # a Python int from three sizes
+        # Python floats (maxima over arrays); tests/test_lie_rope.py and test_partial_rotary.py run them on torch
+        "commutator_norm",
+        "relative_drift",
+        "rope_convention_gap",
     }
     functions = [n for n in P.__all__ if callable(getattr(P, n)) and n[0].islower() and n not in skip]
     missing = [n for n in functions if n not in covered]

@@ -176,4 +176,5 @@ def test_legacy_type_key_is_accepted():
 
 
 def test_registry_lists_every_variant():
-    assert set(P.ROPE_SCALINGS) == {"default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"}
+    assert set(P.ROPE_SCALINGS) == {"default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional"}
+    assert P.WHOLE_HEAD_SCALINGS == {"proportional"}  # the one variant that reads partial_rotary_factor itself
