@@ -128,7 +128,8 @@ def test_requirements_split_course_from_developer_tools() -> None:
 def test_reading_paths_link_to_real_sections() -> None:
     # The two short paths link each section as JupyterLab 4 scrolls to it, #cell-id=<the cell that opens it> (heading
     # ids hold "·" and "§", which the rendered link percent-encodes and JupyterLab does not decode). Each link's
-    # "§N" must be a heading of that cell, so a moved section fails here; tests/browser/test_links.py opens them.
+    # "§N" must be a heading of that cell, so a moved section fails here; tests/browser/test_links.py opens them and
+    # tests/browser/test_shorter_paths.py clicks each and measures where its heading lands.
     text = README.read_text(encoding="utf-8")
     section = text[text.index("## Shorter paths") : text.index("## Exercises")]
     for goal in ("**RoPE in 45 minutes.**", "**Extending a context window in 90 minutes**"):

@@ -20,7 +20,8 @@
    and its top edge in the notebook's viewport with at least ``MIN_VISIBLE_PX`` of it shown. JupyterLab scrolls the
    cell to the top of the view, then, while the freshly opened notebook finishes its layout, the cell moves down: in
    2026-12 it came to rest at 383 px (01's notation box) and 498 px (03's verdict) of a 679 px view, so the test asks
-   for "on screen", not "at the top". (The offline book gives every cell ``id="cell-id=<id>"``, nbconvert's lab
+   for "on screen", not "at the top"; since issue 43 the plugin in labextension/ puts the cell back at the top (0 px),
+   tests/browser/test_shorter_paths.py. (The offline book gives every cell ``id="cell-id=<id>"``, nbconvert's lab
    template, so the same links work there; tests/browser/test_book.py checks every book link's id.)
 
 The session's server and browser serve every notebook (conftest.py: JupyterLab started with the README's open
