@@ -6,14 +6,18 @@ notebook cell that opens a section (a markdown heading), in the English notebook
 the Chinese notebooks (notebooks/zh/, built from i18n/zh/) for the Chinese one, which links nothing else; a
 link's label names the section it opens ("05 §2.5" is a cell whose heading is §2.5, "05 · Models that use RoPE,
 and their base" one with that heading, in the page's language); every number an answer states is written or
-printed in a section it links; the Chinese page keeps the edition's terms; and both READMEs link their page.
+printed in a section it links (the Chinese page's numbers in the English sections and, when they are built, in
+the Chinese ones: notebooks/zh/, or under CI=true a build in a temporary folder, as tests/test_i18n.py does); the
+Chinese page keeps the edition's terms; and both READMEs link their page.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -68,9 +72,13 @@ def notebook_links(lang: str, markdown: str) -> list[tuple[str, str, str]]:
     return found
 
 
+ENGLISH_NOTEBOOKS = ROOT / "notebooks"
+CHINESE_NOTEBOOKS = ROOT / "notebooks" / "zh"  # python scripts/i18n.py build; not in git
+
+
 @cache
-def cells(name: str) -> list[dict[str, Any]]:
-    return json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))["cells"]
+def cells(name: str, folder: Path = ENGLISH_NOTEBOOKS) -> list[dict[str, Any]]:
+    return json.loads((folder / name).read_text(encoding="utf-8"))["cells"]
 
 
 @cache
@@ -96,9 +104,10 @@ def source(cell: dict[str, Any]) -> str:
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
-def section(name: str, cell_id: str) -> str:
-    """The section a cell opens: its cells up to the next markdown cell with a heading, code and outputs included."""
-    all_cells = cells(name)
+def section(name: str, cell_id: str, folder: Path = ENGLISH_NOTEBOOKS) -> str:
+    """The section a cell opens: its cells up to the next markdown cell with a heading, code and outputs included
+    (in the English notebooks, or in the notebooks of ``folder``)."""
+    all_cells = cells(name, folder)
     start = next(k for k, c in enumerate(all_cells) if c.get("id") == cell_id)
     parts = []
     for k, c in enumerate(all_cells[start:]):
@@ -199,12 +208,16 @@ def test_both_pages_link_the_same_sections_for_each_question() -> None:
     assert su[: len(su) // 2] == su[len(su) // 2 :], "the two Su tables link different sections"
 
 
-def number_problems(lang: str, tag: str, answer: str) -> tuple[int, list[str]]:
-    """(numbers stated, one line per number that no section the answer links writes or prints)."""
-    linked = "\n".join(section(n, c) for _, n, c in notebook_links(lang, answer))
+def number_problems(
+    lang: str, tag: str, answer: str, folder: Path = ENGLISH_NOTEBOOKS
+) -> tuple[int, list[str]]:
+    """(numbers stated, one line per number that no section the answer links writes or prints), the sections
+    read in the English notebooks or in those of ``folder``."""
+    linked = "\n".join(section(n, c, folder) for _, n, c in notebook_links(lang, answer))
     stated = numbers(answer)
     missing = [n for n in stated if not re.search(rf"(?<![\d.]){re.escape(n)}(?![\d])", linked)]
-    return len(stated), [f"{tag}: {n} is not in the sections it links" for n in missing]
+    where = "" if folder == ENGLISH_NOTEBOOKS else f" of {folder.name}/"
+    return len(stated), [f"{tag}: {n} is not in the sections{where} it links" for n in missing]
 
 
 @pytest.mark.parametrize("lang", PAGES)
@@ -215,6 +228,56 @@ def test_every_number_is_in_a_section_the_answer_links(lang: str) -> None:
         stated, problems = stated + count, problems + found
     assert stated > 100, stated
     assert not problems, "\n".join(problems)
+
+
+def _under_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="module")
+def chinese_notebooks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Chinese notebooks a reader of the Chinese page opens. Under CI=true they are built into a temporary
+    folder (as tests/test_i18n.py builds them: notebooks/zh/ is not in git); elsewhere notebooks/zh/ is used when
+    it is built and up to date, and the test is skipped, with a message, when it is not."""
+    english = sorted(p.name for p in ENGLISH_NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    if _under_ci():
+        out = tmp_path_factory.mktemp("zh")
+        i18n.build("zh", out, documents=False)
+        return out
+    missing = [name for name in english if not (CHINESE_NOTEBOOKS / name).is_file()]
+    if missing:
+        pytest.skip(
+            f"notebooks/zh/ is not built ({len(missing)} of {len(english)} notebooks missing): the Chinese page's "
+            "numbers were checked against the English notebooks only; python scripts/i18n.py build builds them"
+        )
+    stale = [
+        f"{name} cell {cell_id}"
+        for name, cell_id in sorted({(n, c) for _, n, c in notebook_links("zh", text("zh"))})
+        if source(next(c for c in cells(name, CHINESE_NOTEBOOKS) if c.get("id") == cell_id))
+        != chinese_markdown(name).get(cell_id)
+    ]
+    if stale:
+        pytest.skip(
+            f"notebooks/zh/ is older than its sources ({', '.join(stale[:3])}…): rebuild it with "
+            "python scripts/i18n.py build to check the Chinese page's numbers against it"
+        )
+    return CHINESE_NOTEBOOKS
+
+
+def test_every_number_of_the_chinese_page_is_in_the_chinese_sections_it_links(chinese_notebooks: Path) -> None:
+    """The Chinese page links the Chinese notebooks: its numbers must be written or printed there too, in the
+    translated markdown and the outputs as build stores them."""
+    stated, problems = 0, list[str]()
+    for tag, answer in questions("zh").items():
+        count, found = number_problems("zh", tag, answer, chinese_notebooks)
+        stated, problems = stated + count, problems + found
+    assert stated > 100, stated
+    assert not problems, "\n".join(problems)
+    # and the check reads the Chinese sections: a number they do not state is caught
+    verdicts = "[08 · 对原教程论断的结论](../../notebooks/zh/08_extrapolation_lab.ipynb#cell-id="
+    verdicts += "504fb2a444614c0babb325280ed9130a)"
+    assert number_problems("zh", "t", f"困惑度增长 ×2.39。{verdicts}", chinese_notebooks) == (1, [])
+    assert number_problems("zh", "t", f"困惑度增长 ×2.93。{verdicts}", chinese_notebooks)[1]
 
 
 def test_the_number_check_catches_a_number_the_section_does_not_state() -> None:
