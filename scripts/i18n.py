@@ -58,9 +58,10 @@ ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "i18n"
 LANGS = ("zh",)
 DOCS = ("docs/glossary.md", "docs/notation.md")
-# Documents with a page in docs/<lang>/: the translated DOCS, and docs/questions.md, whose Chinese page is written
-# apart (docs/zh/questions.md links the Chinese notebooks; tests/test_questions.py holds the two pages together)
-LOCALIZED = ("glossary.md", "notation.md", "questions.md", "literature.md")
+# Documents with a page in docs/<lang>/: the translated DOCS, and docs/questions.md and docs/faq.md, whose Chinese
+# pages are written apart (they link the Chinese notebooks; tests/test_questions.py and tests/test_faq.py hold each
+# pair of pages together)
+LOCALIZED = ("glossary.md", "notation.md", "questions.md", "literature.md", "faq.md")
 FRONT = "README.md"  # its translation is README.zh-CN.md, beside it (the Chinese front door, in git)
 # Cells generated in each language, never translated: the course map (scripts/course_map.py) and 01's notation
 # table (scripts/notation.py, from docs/notation.md, whose translation is i18n/<lang>/notation.md).
