@@ -18,8 +18,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from i18n_script import ROOT, i18n
-from test_i18n_terms import TERMS, chinese_text
+from i18n_script import ROOT
 
 PAGES = {"en": ROOT / "docs" / "faq.md", "zh": ROOT / "docs" / "zh" / "faq.md"}
 NOTEBOOK_LINK = {
@@ -171,19 +170,3 @@ def test_each_question_cites_its_thread_or_says_it_is_not_confirmed(lang: str) -
         else:
             assert THREADS[k] in threads, f"question {k}: {THREADS[k]} is not cited"
             assert confirmed in answer, f"question {k}: the thread is not marked {confirmed!r}"
-
-
-def test_the_chinese_page_keeps_the_editions_terms_and_typography() -> None:
-    page = chinese_text(PAGES["zh"])
-    found = [f"{concept}: {m.group(0)!r} (use {form})" for concept, (form, others) in TERMS.items()
-             for m in re.finditer(others, page)]  # fmt: skip
-    assert not found, "\n".join(found)
-    assert not i18n.typography_problems(text("zh"))
-
-
-def test_the_readmes_link_their_page() -> None:
-    assert "](docs/faq.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "](docs/zh/faq.md)" in (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
-    assert "faq.md" in i18n.LOCALIZED
-    assert i18n.localize_link("docs/faq.md", "zh", "root") == "docs/zh/faq.md"
-    assert "](zh/faq.md)" in text("en") and "](../faq.md)" in text("zh")

@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 from i18n_script import ROOT, i18n
-from test_i18n_terms import TERMS
 
 PAGES = {"en": ROOT / "docs" / "questions.md", "zh": ROOT / "docs" / "zh" / "questions.md"}
 NOTEBOOK_LINK = {
@@ -208,9 +207,7 @@ def test_both_pages_link_the_same_sections_for_each_question() -> None:
     assert su[: len(su) // 2] == su[len(su) // 2 :], "the two Su tables link different sections"
 
 
-def number_problems(
-    lang: str, tag: str, answer: str, folder: Path = ENGLISH_NOTEBOOKS
-) -> tuple[int, list[str]]:
+def number_problems(lang: str, tag: str, answer: str, folder: Path = ENGLISH_NOTEBOOKS) -> tuple[int, list[str]]:
     """(numbers stated, one line per number that no section the answer links writes or prints), the sections
     read in the English notebooks or in those of ``folder``."""
     linked = "\n".join(section(n, c, folder) for _, n, c in notebook_links(lang, answer))
@@ -285,22 +282,6 @@ def test_the_number_check_catches_a_number_the_section_does_not_state() -> None:
     verdicts += "504fb2a444614c0babb325280ed9130a)"
     assert number_problems("en", "t", f"RoPE's growth ×2.39 at 8× the length. {verdicts}") == (2, [])
     assert number_problems("en", "t", f"RoPE's growth ×2.93 at 8× the length. {verdicts}")[1]
-
-
-def test_the_chinese_page_keeps_the_editions_terms_and_typography() -> None:
-    from test_i18n_terms import chinese_text
-
-    page = chinese_text(PAGES["zh"])
-    found = [f"{concept}: {m.group(0)!r} (use {form})" for concept, (form, others) in TERMS.items()
-             for m in re.finditer(others, page)]  # fmt: skip
-    assert not found, "\n".join(found)
-    assert not i18n.typography_problems(text("zh"))
-
-
-def test_the_readmes_link_their_page() -> None:
-    assert "](docs/questions.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "](docs/zh/questions.md)" in (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
-    assert "](zh/questions.md)" in text("en") and "](../questions.md)" in text("zh")
 
 
 def test_the_number_reader_skips_what_is_not_a_stated_number() -> None:
