@@ -191,3 +191,27 @@ def test_the_position_free_control_trains_every_step_it_is_given():
     for scheme in ("none", "learned"):
         result = toy.train_offset_copy(scheme=scheme, max_len=32, train_len=24, steps=12, seed=0)
         assert len(result.losses) == 12, scheme
+
+
+def test_position_spans_writes_runs():
+    assert toy.position_spans([24, 33, 34, 35]) == "24, 33–35"
+    assert toy.position_spans([36, 37, 38, 39, 40]) == "36–40"
+    assert toy.position_spans([3]) == "3"
+    assert toy.position_spans([]) == "none"
+    assert toy.position_spans([35, 33, 34, 21, 22]) == "21–22, 33–35"
+
+
+def test_offset_copy_over_seeds_matches_training_each_seed_by_hand():
+    kw = dict(scheme="sinusoidal", train_len=12, steps=40)
+    outcomes = toy.offset_copy_over_seeds([0, 5], test_len=20, **kw)
+    assert [o.seed for o in outcomes] == [0, 5]
+    for o in outcomes:
+        model = toy.train_offset_copy(**kw, seed=o.seed).model
+        at_train = toy.offset_copy_accuracy(model, 12, offset=3, vocab=16)
+        acc = toy.offset_copy_accuracy(model, 20, offset=3, vocab=16)
+        assert o.inside == at_train[3:].min().item()
+        assert o.beyond == acc[12:].mean().item()
+        assert o.back == tuple(m for m in range(12, 20) if acc[m] >= 0.9)
+        assert o.lost == tuple(m for m in range(3, 12) if acc[m] < 0.9)
+    with pytest.raises(ValueError, match="test_len must be > train_len"):
+        toy.offset_copy_over_seeds([0], test_len=12, **kw)

@@ -17,6 +17,7 @@ at its random initialisation, which is the fact notebook 02 checks.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,11 +39,14 @@ __all__ = [
     "WORDS",
     "OffsetCopyModel",
     "OffsetCopyResult",
+    "SeedOutcome",
     "TinySelfAttention",
     "offset_copy_accuracy",
     "offset_copy_batch",
+    "offset_copy_over_seeds",
     "position_blind_accuracy",
     "position_scores",
+    "position_spans",
     "shift_gap",
     "train_offset_copy",
     "word_vectors",
@@ -264,6 +268,55 @@ def offset_copy_accuracy(
     hits = (model(tokens).argmax(-1) == targets).float().mean(0)
     hits[:offset] = float("nan")
     return hits
+
+
+@dataclass(frozen=True)
+class SeedOutcome:
+    """One seed of :func:`offset_copy_over_seeds`: how a model trained at ``train_len`` scores, per position."""
+
+    seed: int
+    inside: float  # lowest accuracy at positions offset…train_len − 1, tested at train_len
+    beyond: float  # mean accuracy at positions train_len…test_len − 1, tested at test_len
+    back: tuple[int, ...]  # positions ≥ train_len at accuracy ≥ threshold, tested at test_len
+    lost: tuple[int, ...]  # trained positions (offset…train_len − 1) below threshold, tested at test_len
+
+
+def offset_copy_over_seeds(
+    seeds: Iterable[int], *, test_len: int, threshold: float = 0.9, **train: Any
+) -> list[SeedOutcome]:
+    """Train :func:`train_offset_copy` once per seed (``train``: its other arguments) and score each model with
+    :func:`offset_copy_accuracy` at its training length and at ``test_len``: what holds on every seed, and what
+    depends on it (notebook 03: which positions past the training length come back)."""
+    check_positive_int("test_len", test_len)
+    outcomes = []
+    for seed in seeds:
+        result = train_offset_copy(**train, seed=seed)
+        c = result.config
+        if test_len <= c["train_len"]:
+            raise ValueError(f"test_len must be > train_len, got test_len={test_len}, train_len={c['train_len']}")
+        at_train = offset_copy_accuracy(result.model, c["train_len"], offset=c["offset"], vocab=c["vocab"])
+        acc = offset_copy_accuracy(result.model, test_len, offset=c["offset"], vocab=c["vocab"])
+        outcomes.append(
+            SeedOutcome(
+                seed=seed,
+                inside=at_train[c["offset"] :].min().item(),
+                beyond=acc[c["train_len"] :].mean().item(),
+                back=tuple(m for m in range(c["train_len"], test_len) if acc[m] >= threshold),
+                lost=tuple(m for m in range(c["offset"], c["train_len"]) if acc[m] < threshold),
+            )
+        )
+    return outcomes
+
+
+def position_spans(positions: Iterable[int]) -> str:
+    """Sorted positions written as runs: ``[24, 33, 34, 35]`` → ``"24, 33–35"``; none → ``"none"``."""
+    runs: list[list[int]] = []
+    for m in sorted(positions):
+        if runs and runs[-1][1] == m - 1:
+            runs[-1][1] = m
+        else:
+            runs.append([m, m])
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs) or "none"
 
 
 @torch.no_grad()
