@@ -25,8 +25,9 @@ Commands:
                             (--update: also re-key stale blocks to the current English hash, keeping their text)
   check [PATH ...]          every problem, one line each; exit status 1 when there is one
   show PATH CELL            the English cell and its translation, one after the other
-  build [--out DIR]         write the Chinese notebooks (notebooks/zh/, not in git: generated) and documents
-                            (docs/zh/, in git so that README.zh-CN.md's links work on GitHub)
+  build [--out DIR]         write the Chinese notebooks (notebooks/zh/) and documents (docs/zh/, README.zh-CN.md),
+                            all in git so that the Chinese pages' links work on GitHub; rebuild after every edit
+                            of an English notebook or translation (tests/test_i18n.py fails on a stale one)
   typeset [FILE ...]        apply the Chinese edition's typography (typeset(): a space between Chinese and Latin,
                             none next to Chinese punctuation, no line break inside a paragraph) to i18n/zh/*.md
                             or the given files; check reports every block that does not follow it
@@ -58,9 +59,9 @@ ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "i18n"
 LANGS = ("zh",)
 DOCS = ("docs/glossary.md", "docs/notation.md")
-# Documents with a page in docs/<lang>/: the translated DOCS, and docs/questions.md and docs/faq.md, whose Chinese
-# pages are written apart (they link the Chinese notebooks; tests/test_questions.py and tests/test_faq.py hold each
-# pair of pages together)
+# Documents with a page in docs/<lang>/: the translated DOCS, and docs/questions.md, literature.md, faq.md and
+# lab.md, whose Chinese pages are written apart (they link the Chinese notebooks; tests/test_questions.py,
+# tests/test_faq.py and tests/test_doc_pages.py hold each pair of pages together)
 LOCALIZED = ("glossary.md", "notation.md", "questions.md", "literature.md", "faq.md")
 FRONT = "README.md"  # its translation is README.zh-CN.md, beside it (the Chinese front door, in git)
 # Cells generated in each language, never translated: the course map (scripts/course_map.py) and 01's notation
@@ -775,8 +776,10 @@ def localize_link(target: str, lang: str, where: str) -> str:
     """An English link target rewritten for a page one folder deeper (``where``: "notebooks" or "docs").
 
     From a generated notebook, links to other notebooks point at their translations (neighbours in
-    notebooks/<lang>/) and links to the glossary, notation and questions pages at theirs (docs/<lang>/); from a
-    document in git, notebook links stay on the English notebooks (in git); everything else moves one folder up.
+    notebooks/<lang>/) and links to the pages of LOCALIZED at theirs (docs/<lang>/); from a document
+    (README.zh-CN.md, docs/<lang>/), links to a notebook point at its translation in notebooks/<lang>/, its anchor
+    kept (each translated heading carries the English heading's anchor: with_english_anchors); everything else
+    moves one folder up.
     """
     if re.match(r"^(?:[a-z]+:|#|/)", target):
         return target
@@ -789,21 +792,33 @@ def localize_link(target: str, lang: str, where: str) -> str:
         if path in [f"../docs/{d}" for d in LOCALIZED]:
             return f"../../docs/{lang}/{name}{tail}"
         return f"../{path}{tail}"
-    # Files in git (README.zh-CN.md, docs/zh/) link only to files in git: the English notebooks, since the
-    # Chinese ones are generated (notebooks/zh/ is not committed). The book maps these links to its Chinese pages.
+    # notebooks/<lang>/ is in git beside the English notebooks (tests/test_i18n.py holds it to the build), so the
+    # Chinese documents link the Chinese notebooks; the book maps these links to its Chinese pages.
     if where == "root":
         if path in [f"docs/{d}" for d in LOCALIZED]:
             return f"docs/{lang}/{name}{tail}"
         if path == "README.zh-CN.md":
             return f"README.md{tail}"
+        if re.fullmatch(r"notebooks/\d\d_[\w-]+\.ipynb", path):
+            return f"notebooks/{lang}/{name}{tail}"
         return target
     if path in LOCALIZED:
         return target
+    if re.fullmatch(r"\.\./notebooks/\d\d_[\w-]+\.ipynb", path):
+        return f"../../notebooks/{lang}/{name}{tail}"
     return f"../{path}{tail}"
 
 
+# A page of LOCALIZED named as a path in a code span (`docs/lab.md`: notebooks 11 and 12 cite the lab's page so)
+_DOC_SPAN = re.compile(r"`docs/([\w-]+\.md)`")
+
+
 def localize_links(text: str, lang: str, where: str) -> str:
-    return _MD_LINK.sub(lambda m: m.group(1) + localize_link(m.group(2), lang, where), text)
+    """Every link target of ``text`` rewritten by :func:`localize_link`, and every page of LOCALIZED that a code span
+    names (`docs/lab.md`) named in ``lang`` (`docs/zh/lab.md`): the translation keeps the English's, the build
+    writes the reader's language."""
+    text = _MD_LINK.sub(lambda m: m.group(1) + localize_link(m.group(2), lang, where), text)
+    return _DOC_SPAN.sub(lambda m: f"`docs/{lang}/{m.group(1)}`" if m.group(1) in LOCALIZED else m.group(0), text)
 
 
 def heading_anchor(line: str) -> str:

@@ -4,11 +4,13 @@ Every markdown cell of every notebook (and every section of the glossary, the no
 course map's entries) has a translation keyed by the cell's id and the hash of the English it translates; an
 edit to the English without its translation fails, naming the cell. Each translation keeps the English cell's
 formulas, code spans, link targets, anchors and digits. The generated notebooks keep the English code cells and
-outputs byte for byte, and every link in them resolves.
+outputs byte for byte, and every link in them resolves; they are in git (notebooks/zh/), byte for byte what the
+build writes now, and the Chinese pages in git (README.zh-CN.md, docs/zh/) link them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -184,6 +186,81 @@ def test_committed_chinese_documents_are_the_generated_ones(built: Path) -> None
         assert target.read_text(encoding="utf-8") == i18n.translated_document(source, "zh"), (
             f"{target.relative_to(ROOT)} is stale: python scripts/i18n.py build"
         )
+
+
+CHINESE_NOTEBOOKS = ROOT / "notebooks" / "zh"  # in git, so that the Chinese pages' links work on GitHub
+
+
+def test_committed_chinese_notebooks_are_the_generated_ones(built: Path) -> None:
+    """notebooks/zh/ is in git (README.zh-CN.md and docs/zh/ link it): byte for byte what build writes now, and its
+    .generated.json records them (a rebuild then overwrites them, and keeps one a student has changed)."""
+    rebuild = "python scripts/i18n.py build (after every edit of an English notebook or of i18n/zh/)"
+    want = sorted(p.name for p in built.glob("*.ipynb"))
+    have = sorted(p.name for p in CHINESE_NOTEBOOKS.glob("*.ipynb"))
+    assert have == want, f"notebooks/zh/ holds {sorted(set(have) ^ set(want))} wrongly: {rebuild}"
+    stale = [name for name in want if (CHINESE_NOTEBOOKS / name).read_bytes() != (built / name).read_bytes()]
+    assert not stale, f"notebooks/zh/ is stale: {', '.join(stale)} differ from what build writes now: {rebuild}"
+    log = json.loads((CHINESE_NOTEBOOKS / i18n.GENERATED_LOG).read_text(encoding="utf-8"))
+    for name in want:
+        assert log.get(name) == hashlib.sha256((CHINESE_NOTEBOOKS / name).read_bytes()).hexdigest(), (
+            f"notebooks/zh/{i18n.GENERATED_LOG} does not record {name}: {rebuild}"
+        )
+
+
+def notebook_link_problems(page: Path, text: str, notebooks: Path = CHINESE_NOTEBOOKS) -> tuple[int, list[str]]:
+    """(links into a notebook, one line per link that is not into an existing Chinese notebook at an anchor it has)
+    of a Chinese page in git (README.zh-CN.md, docs/zh/*.md); ``notebooks`` stands in for notebooks/zh/."""
+    checked, problems = 0, []
+    for target in re.findall(r"\]\(([^)\s]+)\)|\bhref=\"([^\"]+)\"", text):
+        target = target[0] or target[1]
+        file, _, anchor = target.partition("#")
+        if not file.endswith(".ipynb") or re.match(r"^[a-z]+:", target):
+            continue
+        checked += 1
+        dest = (page.parent / file).resolve()
+        if dest.parent != CHINESE_NOTEBOOKS:
+            problems.append(f"{page.relative_to(ROOT)}: {target} is not a Chinese notebook (notebooks/zh/)")
+        elif not (notebooks / dest.name).is_file():
+            problems.append(f"{page.relative_to(ROOT)}: {target} → no such notebook")
+        elif anchor and anchor not in _anchors(json.loads((notebooks / dest.name).read_text(encoding="utf-8"))):
+            problems.append(f"{page.relative_to(ROOT)}: {target} → no anchor {anchor!r} in the Chinese notebook")
+    return checked, problems
+
+
+def test_the_chinese_pages_link_the_chinese_notebooks() -> None:
+    """Every link from README.zh-CN.md and docs/zh/*.md into a notebook opens the Chinese notebook (notebooks/zh/,
+    in git) at an anchor it has: the translated headings carry the English anchors (with_english_anchors)."""
+    checked, problems = 0, []
+    for page in [ROOT / "README.zh-CN.md", *sorted((ROOT / "docs" / "zh").glob("*.md"))]:
+        n, found = notebook_link_problems(page, page.read_text(encoding="utf-8"))
+        checked, problems = checked + n, problems + found
+    assert checked > 300 and not problems, "\n".join(problems[:30])
+
+
+def test_the_chinese_link_check_catches_an_english_notebook_or_a_missing_anchor() -> None:
+    glossary = ROOT / "docs" / "zh" / "glossary.md"
+    for wrong in (
+        "[05](../../notebooks/05_rope.ipynb#The-decay-bound)",  # the English notebook
+        "[05](../../notebooks/zh/05_rope.ipynb#No-such-heading)",
+        "[99](../../notebooks/zh/99_none.ipynb)",
+    ):
+        assert notebook_link_problems(glossary, wrong)[0] == 1 and notebook_link_problems(glossary, wrong)[1], wrong
+    heading = next(
+        i18n.heading_anchor(line)
+        for line in (ROOT / "i18n" / "zh" / "05_rope.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("## ")
+    )  # a Chinese heading: the Chinese notebook has it too
+    english = i18n.heading_anchor(
+        next(
+            line
+            for c in json.loads((ROOT / "notebooks" / "05_rope.ipynb").read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "markdown"
+            for line in "".join(c["source"]).splitlines()
+            if line.startswith("## ")
+        )
+    )
+    for anchor in (english, heading):
+        assert notebook_link_problems(glossary, f"[05](../../notebooks/zh/05_rope.ipynb#{anchor})") == (1, [])
 
 
 def test_rebuilding_keeps_a_notebook_the_student_changed(tmp_path: Path) -> None:

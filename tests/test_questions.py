@@ -6,15 +6,13 @@ notebook cell that opens a section (a markdown heading), in the English notebook
 the Chinese notebooks (notebooks/zh/, built from i18n/zh/) for the Chinese one, which links nothing else; a
 link's label names the section it opens ("05 §2.5" is a cell whose heading is §2.5, "05 · Models that use RoPE,
 and their base" one with that heading, in the page's language); every number an answer states is written or
-printed in a section it links (the Chinese page's numbers in the English sections and, when they are built, in
-the Chinese ones: notebooks/zh/, or under CI=true a build in a temporary folder, as tests/test_i18n.py does); the
-Chinese page keeps the edition's terms; and both READMEs link their page.
+printed in a section it links (the Chinese page's numbers in the English sections and in the Chinese ones:
+notebooks/zh/, in git); the Chinese page keeps the edition's terms; and both READMEs link their page.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from functools import cache
 from pathlib import Path
@@ -72,7 +70,7 @@ def notebook_links(lang: str, markdown: str) -> list[tuple[str, str, str]]:
 
 
 ENGLISH_NOTEBOOKS = ROOT / "notebooks"
-CHINESE_NOTEBOOKS = ROOT / "notebooks" / "zh"  # python scripts/i18n.py build; not in git
+CHINESE_NOTEBOOKS = ROOT / "notebooks" / "zh"  # python scripts/i18n.py build; in git
 
 
 @cache
@@ -227,37 +225,10 @@ def test_every_number_is_in_a_section_the_answer_links(lang: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-def _under_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 @pytest.fixture(scope="module")
-def chinese_notebooks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The Chinese notebooks a reader of the Chinese page opens. Under CI=true they are built into a temporary
-    folder (as tests/test_i18n.py builds them: notebooks/zh/ is not in git); elsewhere notebooks/zh/ is used when
-    it is built and up to date, and the test is skipped, with a message, when it is not."""
-    english = sorted(p.name for p in ENGLISH_NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-    if _under_ci():
-        out = tmp_path_factory.mktemp("zh")
-        i18n.build("zh", out, documents=False)
-        return out
-    missing = [name for name in english if not (CHINESE_NOTEBOOKS / name).is_file()]
-    if missing:
-        pytest.skip(
-            f"notebooks/zh/ is not built ({len(missing)} of {len(english)} notebooks missing): the Chinese page's "
-            "numbers were checked against the English notebooks only; python scripts/i18n.py build builds them"
-        )
-    stale = [
-        f"{name} cell {cell_id}"
-        for name, cell_id in sorted({(n, c) for _, n, c in notebook_links("zh", text("zh"))})
-        if source(next(c for c in cells(name, CHINESE_NOTEBOOKS) if c.get("id") == cell_id))
-        != chinese_markdown(name).get(cell_id)
-    ]
-    if stale:
-        pytest.skip(
-            f"notebooks/zh/ is older than its sources ({', '.join(stale[:3])}…): rebuild it with "
-            "python scripts/i18n.py build to check the Chinese page's numbers against it"
-        )
+def chinese_notebooks() -> Path:
+    """The Chinese notebooks a reader of the Chinese page opens: notebooks/zh/, in git (tests/test_i18n.py holds
+    it to what python scripts/i18n.py build writes now)."""
     return CHINESE_NOTEBOOKS
 
 
