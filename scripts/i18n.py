@@ -62,7 +62,7 @@ DOCS = ("docs/glossary.md", "docs/notation.md")
 # Documents with a page in docs/<lang>/: the translated DOCS, and docs/questions.md, literature.md, faq.md and
 # lab.md, whose Chinese pages are written apart (they link the Chinese notebooks; tests/test_questions.py,
 # tests/test_faq.py and tests/test_doc_pages.py hold each pair of pages together)
-LOCALIZED = ("glossary.md", "notation.md", "questions.md", "literature.md", "faq.md")
+LOCALIZED = ("glossary.md", "notation.md", "questions.md", "literature.md", "faq.md", "lab.md")
 FRONT = "README.md"  # its translation is README.zh-CN.md, beside it (the Chinese front door, in git)
 # Cells generated in each language, never translated: the course map (scripts/course_map.py) and 01's notation
 # table (scripts/notation.py, from docs/notation.md, whose translation is i18n/<lang>/notation.md).
@@ -478,7 +478,7 @@ def en_quantities(text: str) -> tuple[list[tuple[str, Quantity]], set[Quantity]]
         pool.add(("×", Fraction(m.group(1) or m.group(2))))
     for m in re.finditer(r"(\d+(?:\.\d+)?) ?(?:%|percent|per cent)", text):
         pool |= {("n", Fraction(m.group(1))), ("n", Fraction(m.group(1)) / 100)}
-    if re.search(r"\b(?:a few|several) (?:percent|per cent|percentage points)", text):
+    if re.search(r"\b(?:a\s+few|several)\s+(?:percent|per\s+cent|percentage\s+points)", text):
         pool.add(("~", "%"))
     pool |= {q for _, q in strong} | {q for _, q in zh_quantities(text)}
     return strong, pool

@@ -1,8 +1,12 @@
 """The reference pages that have a Chinese twin (docs/X.md and docs/zh/X.md): the Chinese page keeps the edition's
-terms and typography, and each page is linked from where a reader starts (the READMEs, or docs/lab.md).
+terms and typography, and each page is linked from where a reader starts (the READMEs, docs/lab.md and its twin,
+docs/benchmarks.md).
 
 Each page's own content (questions in the sources' order, threads, links to checking cells) is tested beside it:
-tests/test_questions.py, tests/test_faq.py.
+tests/test_questions.py, tests/test_faq.py. docs/zh/lab.md is held here to docs/lab.md section by section (cut at
+the headings, as scripts/i18n.py cuts a document): the same formulas, code spans, link targets (the Chinese ones
+in notebooks/zh/ and docs/zh/) and numbers, so an edit of the English page that changes a number fails until the
+Chinese page says it too; and every Chinese page that cites the lab's page cites docs/zh/lab.md.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from test_i18n_terms import TERMS, chinese_text
 PAGES = {
     "questions": ("README.md", "README.zh-CN.md"),
     "faq": ("README.md", "README.zh-CN.md"),
-    "literature": ("docs/lab.md", None),  # docs/lab.md has no Chinese page yet (issue 46)
+    "literature": ("docs/lab.md", "docs/zh/lab.md"),
+    "lab": ("docs/benchmarks.md", None),  # the Chinese notebooks 11 and 12 cite it (test below)
 }
 
 
@@ -39,8 +44,69 @@ def test_each_page_is_linked_and_its_links_go_to_its_twin(page: str) -> None:
     target = f"docs/{page}.md" if home.parent == ROOT else f"{page}.md"
     assert f"]({target})" in home.read_text(encoding="utf-8"), f"{english_home} does not link {target}"
     if chinese_home is not None:
-        assert f"](docs/zh/{page}.md)" in (ROOT / chinese_home).read_text(encoding="utf-8")
+        target = f"docs/zh/{page}.md" if (ROOT / chinese_home).parent == ROOT else f"{page}.md"
+        assert f"]({target})" in (ROOT / chinese_home).read_text(encoding="utf-8"), f"{chinese_home}: {target}"
     assert f"{page}.md" in i18n.LOCALIZED
     assert i18n.localize_link(f"docs/{page}.md", "zh", "root") == f"docs/zh/{page}.md"
-    if page != "literature":  # the two question pages link each other's language
+    if page in ("questions", "faq"):  # the two question pages link each other's language
         assert f"](zh/{page}.md)" in en and f"](../{page}.md)" in zh
+
+
+LAB = {"en": ROOT / "docs" / "lab.md", "zh": ROOT / "docs" / "zh" / "lab.md"}
+
+
+def lab_pair_problems(english: str, chinese: str) -> list[str]:
+    """One line per section of the Chinese lab page that does not keep its English section's formulas, code
+    spans, link targets (as the Chinese page writes them: scripts/i18n.py localize_links) and numbers."""
+    en, zh = i18n.doc_sections(english), i18n.doc_sections(chinese)
+    heads = [s.splitlines()[0] for s in en]
+    if len(en) != len(zh):
+        return [f"docs/lab.md has {len(en)} sections ({heads}), docs/zh/lab.md {len(zh)}: cut at the same headings"]
+    problems = []
+    for head, a, b in zip(heads, en, zh, strict=True):
+        if re.match(r"#+", head).group(0) != re.match(r"#+", b.splitlines()[0]).group(0):
+            problems.append(f"section {head!r}: its Chinese heading is at another level")
+        problems += [f"section {head!r}: {p}" for p in i18n.compare(i18n.localize_links(a, "zh", "docs"), b)]
+    return problems
+
+
+def test_the_chinese_lab_page_says_what_the_english_one_says() -> None:
+    """docs/zh/lab.md, section by section, has docs/lab.md's numbers, formulas, code and link targets: an edit of
+    the English page that changes any of them fails here, naming the section, until the Chinese page has it."""
+    problems = lab_pair_problems(LAB["en"].read_text(encoding="utf-8"), LAB["zh"].read_text(encoding="utf-8"))
+    assert not problems, "docs/zh/lab.md is behind docs/lab.md:\n" + "\n".join(problems)
+
+
+def test_the_lab_pair_check_catches_a_changed_number_a_lost_section_and_an_english_link() -> None:
+    en, zh = LAB["en"].read_text(encoding="utf-8"), LAB["zh"].read_text(encoding="utf-8")
+    assert "| sandwich | 6.61 ± 0.06 |" in en
+    found = lab_pair_problems(en.replace("| sandwich | 6.61 ± 0.06 |", "| sandwich | 6.62 ± 0.06 |"), zh)
+    assert len(found) == 1 and "The extrapolation lab" in found[0] and "numbers differ" in found[0], found
+    assert "sections" in lab_pair_problems(en + "\n## One more section\n\nText.\n", zh)[0]
+    wrong = zh.replace("](../../results/)", "](../results/)", 1)
+    assert any("link targets" in p for p in lab_pair_problems(en, wrong))
+
+
+def test_every_chinese_page_cites_the_chinese_lab_page() -> None:
+    """README.zh-CN.md, docs/zh/ and the Chinese notebooks (11 and 12 cite the lab's page) name docs/zh/lab.md,
+    never the English docs/lab.md (the build writes a translation's `docs/lab.md` as `docs/zh/lab.md`)."""
+    import json
+
+    pages = {
+        p.relative_to(ROOT): p.read_text(encoding="utf-8")
+        for p in [ROOT / "README.zh-CN.md", *(ROOT / "docs" / "zh").glob("*.md")]
+    }
+    for path in sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        pages[path.relative_to(ROOT)] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    cited = {str(p) for p, text in pages.items() if "docs/zh/lab.md" in text or "](lab.md)" in text}
+    english = [
+        f"{p}: {m.group(0)!r}"
+        for p, text in pages.items()
+        for m in re.finditer(r"(?<!zh/)(?<!\w)docs/lab\.md|\]\(\.\./(?:\.\./)?docs/lab\.md", text)
+    ]
+    assert not english, "\n".join(english)
+    assert {
+        "notebooks/zh/11_extending_a_trained_model.ipynb",
+        "notebooks/zh/12_position_from_the_data.ipynb",
+    } <= cited, cited
