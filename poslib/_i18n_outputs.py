@@ -1,10 +1,9 @@
 """The Chinese of what the notebooks print: the lab's conclusions and the verdict words of check lines.
 
 The Chinese notebooks keep the English code, so what a code cell prints is English; ``scripts/i18n.py build``
-passes every stored text output through :func:`translate_output`, and the lab's report functions
-(:mod:`poslib.lab.report`: takeaways, claim, extension and deployed verdicts, the comparison table) pass their
-sentences through :func:`localized` when :func:`poslib.exercises.i18n.language` is "zh", so a student who re-runs a
-Chinese notebook reads Chinese too. In English nothing changes.
+passes every stored text output through :func:`translate_output`. The lab's own sentences are written in poslib's
+language where they are made (:mod:`poslib.lab.wording`, through the ``lab`` gettext catalogue), so a student who
+re-runs a Chinese notebook reads Chinese there too. In English nothing changes.
 
 The catalogue is ``i18n/zh/outputs.md``, in the format of the checkers' ``i18n/zh/exercises.md`` and read by the
 same :class:`poslib.exercises.i18n.Catalogue`: an English phrase (numbers read as placeholders) or a template whose
@@ -22,7 +21,6 @@ from __future__ import annotations
 import io
 import re
 import unicodedata
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,7 +35,6 @@ __all__ = [
     "ChineseStdout",
     "check_words",
     "chinese_stdout_in_a_chinese_kernel",
-    "in_language",
     "latin_words",
     "localized",
     "to_chinese",
@@ -146,17 +143,6 @@ def localized(value: T, lang: str | None = None) -> T:
     if isinstance(value, dict):
         return {k: localized(v, "zh") for k, v in value.items()}  # type: ignore[return-value]
     return value
-
-
-def in_language(function: Callable[..., T]) -> Callable[..., T]:
-    """``function``, its result :func:`localized`; the English function stays reachable as ``__wrapped__``."""
-    import functools
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> T:
-        return localized(function(*args, **kwargs))
-
-    return wrapper
 
 
 # ---- check lines ----------------------------------------------------------------------------------------------------

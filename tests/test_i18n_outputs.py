@@ -203,14 +203,13 @@ def test_the_report_functions_answer_in_the_notebooks_language(monkeypatch: pyte
     results = json.loads((lab.RESULTS_DIR / "lab.json").read_text(encoding="utf-8"))
     monkeypatch.setenv("POSLIB_LANG", "en")
     english = lab.takeaways(results)
-    assert english == lab.takeaways.__wrapped__(results)
     monkeypatch.setenv("POSLIB_LANG", "zh")
     chinese = lab.takeaways(results)
     assert len(chinese) == len(english)
     for line in chinese:
         assert _CJK.search(line) and not _i18n_outputs.latin_words(line), line
     assert [NUMBER.findall(x) for x in chinese] == [NUMBER.findall(x) for x in english]
-    # what reads the English sentences back still works in a Chinese kernel
+    # the statuses come from the verdicts' enums, whatever the language of the sentences
     assert lab.scale_agreement(results, results, 8)["claims"][0]["verdict"] == "same at both scales"
 
 

@@ -14,7 +14,10 @@ Modules, each readable top to bottom and each about one concern:
 * :mod:`poslib.lab.evaluate`: perplexity on non-overlapping windows, attention profiles;
 * :mod:`poslib.lab.run`: training and scoring every (scheme, seed), in parallel if asked;
 * :mod:`poslib.lab.results`: the results dataclass, its table, the environment check;
-* :mod:`poslib.lab.report`: growth with length, rankings and verdicts computed from a run's numbers;
+* :mod:`poslib.lab.seedstats`: a run's numbers over seeds and the paired comparison the notebooks decide by;
+* :mod:`poslib.lab.verdicts`: growth with length, rankings and verdicts, as dataclasses with enums;
+* :mod:`poslib.lab.wording`: the sentences those verdicts are stated in, in poslib's language (gettext);
+* :mod:`poslib.lab.report`: the three above under one name (re-exports only);
 * :mod:`poslib.lab.stats`: the comparison rule with a stated error rate (paired t-test over seeds, Holm,
   a threshold) and its simulation;
 * :mod:`poslib.lab.plateau`: the plateau rule that can fail (a line through the end of a loss curve);
@@ -96,7 +99,6 @@ from .report import (
     takeaways,
     tied,
     unbeaten,
-    verdict_status,
 )
 from .results import LabResults, merge_results, same_environment, summary_table
 from .run import replay_losses, rerun, run_lab
@@ -210,5 +212,4 @@ __all__ = [
     "tied",
     "train_model",
     "unbeaten",
-    "verdict_status",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import poslib.lab.report as report
+import poslib.lab.wording as wording
 
 from . import bug, swap
 
@@ -24,9 +24,9 @@ from . import bug, swap
     thread="issue 35 item 4 (a verdict that flips is reported as scale-dependent, not hidden)",
 )
 def _lab_second_scale_reads_one_run() -> None:
-    original = report.extension_scale_agreement
+    original = wording.extension_scale_agreement
 
     def one_run(base: Any, other: Any, multiples: Any = (4, 16)) -> list[dict[str, str]]:
         return original(base, base, multiples)
 
-    swap(report.extension_scale_agreement, one_run)
+    swap(wording.extension_scale_agreement, one_run)

@@ -17,7 +17,7 @@ import poslib.lab.distributed as distributed
 
 from . import bug, swap
 
-# poslib.lab binds the name `plateau` to report.plateau, so the module is taken from the import system
+# poslib.lab binds the name `plateau` to seedstats.plateau (the old rule), so the module is taken from the import system
 plateau_rule = importlib.import_module("poslib.lab.plateau")
 stats = importlib.import_module("poslib.lab.stats")
 

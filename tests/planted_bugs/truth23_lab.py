@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 import poslib.kerple as kerple
-import poslib.lab.report as report
 import poslib.lab.schemes as schemes
+import poslib.lab.seedstats as seedstats
 
 from . import bug, swap
 
@@ -46,7 +46,7 @@ def _lab_mean_over_disagreeing_seeds() -> None:
     def never(*args: Any, **kw: Any) -> bool:
         return False
 
-    swap(report.seeds_disagree, never)
+    swap(seedstats.seeds_disagree, never)
 
 
 @bug(

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-import poslib.lab.report as report
 import poslib.lab.schemes as schemes
+import poslib.lab.seedstats as seedstats
 import poslib.rope_scaling as rope_scaling
 import poslib.teaching.sinks as sinks
 import poslib.teaching.toy as toy
@@ -34,29 +34,29 @@ LAB_NOTEBOOKS = ("notebooks/10_learned_and_contextual_positions.ipynb", "noteboo
 )
 def _lab_ties_from_unpaired_ranges() -> None:
     def range_tied(results: Any, a: str, b: str, multiple: int = 8) -> bool:
-        pa, pb = report._ppl(results, a, multiple), report._ppl(results, b, multiple)
+        pa, pb = seedstats._ppl(results, a, multiple), seedstats._ppl(results, b, multiple)
         if pa is None or pb is None:
             return False
-        if report.seeds_disagree(results, a, multiple) or report.seeds_disagree(results, b, multiple):
+        if seedstats.seeds_disagree(results, a, multiple) or seedstats.seeds_disagree(results, b, multiple):
             return False
-        if report.n_seeds(results) > 1:
+        if seedstats.n_seeds(results) > 1:
             return abs(pa - pb) <= max(
-                report.spread(results, a, multiple) or 0.0, report.spread(results, b, multiple) or 0.0
+                seedstats.spread(results, a, multiple) or 0.0, seedstats.spread(results, b, multiple) or 0.0
             )
-        return abs(pa - pb) <= report.TIE * min(pa, pb)
+        return abs(pa - pb) <= seedstats.TIE * min(pa, pb)
 
     def range_beats(results: Any, a: str, b: str, multiple: int = 8, metric: str = "ppl") -> bool:
         if metric != "ppl":
-            va, vb = report.passkey_values(results, a, multiple), report.passkey_values(results, b, multiple)
+            va, vb = seedstats.passkey_values(results, a, multiple), seedstats.passkey_values(results, b, multiple)
             if va is None or vb is None:
                 return False
             gap = sum(va) / len(va) - sum(vb) / len(vb)
-            return gap > max(max(va) - min(va), max(vb) - min(vb), report.PASSKEY_TIE if len(va) == 1 else 0.0)
-        pa, pb = report._ppl(results, a, multiple), report._ppl(results, b, multiple)
+            return gap > max(max(va) - min(va), max(vb) - min(vb), seedstats.PASSKEY_TIE if len(va) == 1 else 0.0)
+        pa, pb = seedstats._ppl(results, a, multiple), seedstats._ppl(results, b, multiple)
         return pa is not None and pb is not None and pa < pb and not range_tied(results, a, b, multiple)
 
-    swap(report.tied, range_tied)
-    swap(report.beats, range_beats)
+    swap(seedstats.tied, range_tied)
+    swap(seedstats.beats, range_beats)
 
 
 @bug(
@@ -67,13 +67,14 @@ def _lab_ties_from_unpaired_ranges() -> None:
     thread="issue 35 item 3 (a tie only when the seeds disagree in sign or the paired difference is below a threshold)",
 )
 def _lab_beats_on_the_mean_alone() -> None:
-    def verdict(self: Any) -> str:
+    def outcome(self: Any) -> seedstats.Outcome:
         if abs(self.mean) < self.threshold:
-            return "tie"
+            return seedstats.Outcome.TIED
         better = self.mean < 0 if self.metric == "ppl" else self.mean > 0
-        return "a" if better else "b"
+        return seedstats.Outcome.A_BEATS_B if better else seedstats.Outcome.B_BEATS_A
 
-    report.PairedComparison.verdict = property(verdict)  # type: ignore[assignment]
+    # the rule is PairedComparison.outcome (its verdict property reads it): every verdict follows the mean alone
+    seedstats.PairedComparison.outcome = property(outcome)  # type: ignore[method-assign,assignment]
 
 
 @bug(
