@@ -49,7 +49,7 @@ from typing import Any
 import torch
 
 from ._backend import Array, Backend, cast, check_positive, check_positive_int, select, xp_of
-from ._causal import check_qkv, check_scale, f64, out_dtype
+from ._causal_checks import check_qkv, check_scale, f64, out_dtype
 from .attn import mask_future, softmax
 from .remap import RemappedPositions, _distances_of, _int64, _positions, remapped_distances, rope_remapped_scores
 from .rope import rope_frequencies

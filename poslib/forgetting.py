@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 from ._backend import Array, cast
-from ._causal import check_log_gate, check_per_key, check_qkv, check_scale, f64, out_dtype
+from ._causal_checks import check_log_gate, check_per_key, check_qkv, check_scale, f64, out_dtype
 from .attn import mask_future, softmax
 
 __all__ = ["forgetting_attention"]

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 
 from ._backend import Array, arange, cast, select
-from ._causal import check_log_gate, check_per_key, check_qkv, check_scale, f64, out_dtype
+from ._causal_checks import check_log_gate, check_per_key, check_qkv, check_scale, f64, out_dtype
 from .attn import mask_future, softmax
 
 # path_scores is a building block of path_attention, imported from poslib.path_attn (not re-exported by poslib)

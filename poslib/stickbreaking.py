@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 
 from ._backend import Array, cast, select, xp_of
-from ._causal import check_qkv, check_scale, concat_last, f64, flip_last, out_dtype
+from ._causal_checks import check_qkv, check_scale, concat_last, f64, flip_last, out_dtype
 from .attn import _relative_distance
 
 __all__ = ["stickbreaking_attention"]

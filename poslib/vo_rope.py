@@ -35,7 +35,7 @@ import numbers
 from typing import Any
 
 from ._backend import Array, arange, cast, check_even, is_torch, xp_of
-from ._causal import check_scale, f64, out_dtype
+from ._causal_checks import check_scale, f64, out_dtype
 from .attn import _softmax_with_sink, mask_future, softmax
 from .rope import _rotate_pairs, rope_cos_sin
 

@@ -41,7 +41,7 @@ from nbconvert import HTMLExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # poslib, when run as a script
 from poslib._i18n_widgets import punctuation, widget_text
-from poslib.viz.frames import FRAMES_ENV
+from poslib.viz._book_hook import FRAMES_ENV, book_recorder
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -326,22 +326,24 @@ def prepare(page: Page, frames: list[FrameSet] | None = None, lang: str = "en") 
 
 @dataclass
 class FrameSet:
-    """One interactive figure's frames, as the notebook's kernel recorded them (poslib.viz.frames.record_frames)."""
+    """One interactive figure's frames, as the notebook's kernel recorded them (book_frames.record_frames)."""
 
     folder: Path
     manifest: dict[str, Any]
 
 
 def record_frames(path: Path, folder: Path, budget: int | None = None, timeout: int = 900) -> list[FrameSet]:
-    """Run a notebook top to bottom with :data:`~poslib.viz.frames.FRAMES_ENV` set; returns its figures' frames.
+    """Run a notebook top to bottom with :data:`~poslib.viz._book_hook.FRAMES_ENV` set; returns its figures' frames.
 
-    Every ``interact`` the notebook calls then draws its LivePlot at the grid of poslib.viz.frames into
+    Every ``interact`` the notebook calls then draws its LivePlot at the grid of scripts/book/book_frames.py into
     ``folder``; nothing is written to the notebook.
     """
     from nbclient import NotebookClient
 
     folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, FRAMES_ENV: str(folder), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    recorder = str(Path(book_recorder().__file__).parent)  # scripts/book/: the kernel imports book_frames from it
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (recorder, env.get("PYTHONPATH", "")) if p)
     if budget is not None:
         env["POSLIB_BOOK_BUDGET"] = str(budget)
     nb = nbformat.read(path, as_version=4)
@@ -721,7 +723,7 @@ def build(
     ``frames``: ``True`` runs every notebook that has interactive figures and gives each figure working controls
     (:func:`record_frames`); a list of notebook stems does that for those only; ``False`` (the default) executes
     nothing and leaves a note in place of each widget. ``budget`` is the frames per figure (default
-    :data:`poslib.viz.frames.DEFAULT_BUDGET`), ``jobs`` the notebooks run at once.
+    :data:`book_frames.DEFAULT_BUDGET` (scripts/book/)), ``jobs`` the notebooks run at once.
     """
     out = Path(out)
     if out.exists():
@@ -876,7 +878,7 @@ def main() -> None:
         help="run the notebooks with interactive figures and give every figure working controls "
         "(all of them, or only the named notebook stems, e.g. 07_alibi); several minutes",
     )
-    parser.add_argument("--budget", type=int, default=None, help="frames per figure (default: poslib.viz.frames)")
+    parser.add_argument("--budget", type=int, default=None, help="frames per figure (default: book_frames.py)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks run at once for --frames")
     args = parser.parse_args()
     start = time.perf_counter()

@@ -176,11 +176,13 @@ def test_live_plot_updates_in_place_and_is_readable_at_every_setting(cls):
     width_px = int.from_bytes(png[16:20], "big")  # PNG IHDR: width, big-endian, at byte 16
     assert abs(width_px - fig.get_figwidth() * style.RENDER_DPI) <= 1
     assert style.RENDER_DPI == 2 * style.DISPLAY_DPI
-    # The book's frames are this picture in a 256-colour palette (poslib.viz.frames.encode_frame): its mean error
-    # is stated there as at most 3 levels of 255; measured here on every figure.
+    # The book's frames are this picture in a 256-colour palette (scripts/book/book_frames.py, encode_frame): its
+    # mean error is stated there as at most 3 levels of 255; measured here on every figure.
     from PIL import Image
 
-    from poslib.viz.frames import encode_frame
+    from poslib.viz._book_hook import book_recorder
+
+    encode_frame = book_recorder().encode_frame
 
     full = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
     reduced = np.asarray(Image.open(io.BytesIO(encode_frame(png))).convert("RGB"), dtype=np.int16)

@@ -1,4 +1,5 @@
-"""The book's frames (poslib.viz.frames): which values are drawn, which combinations, and that a frame is the code's.
+"""The book's frames (scripts/book/book_frames.py): which values are drawn, which combinations, and that a frame is
+the code's.
 
 Expected values are counted by hand from the widget ranges (not by calling the sampling code twice). The
 exactness test draws frames the way the book build does (``interact`` with the frames folder set), then draws
@@ -8,15 +9,19 @@ them again from a fresh LivePlot and compares the bytes.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from poslib.viz import frames as F
 from poslib.viz import interact
+from poslib.viz._book_hook import book_recorder
 from poslib.viz._live import LivePlot, _widen
 from poslib.viz.alibi import AlibiBiasPlot, AlibiReachPlot
 
+F = book_recorder()  # scripts/book/book_frames.py
 widgets = pytest.importorskip("ipywidgets")
 
 
@@ -326,3 +331,18 @@ def test_base_bound_frames_straddle_every_flip_between_passing_and_failing():
         assert hi - lo == 5.0, (lo, hi)
         assert passes(lo) != passes(hi), f"no flip between {lo} and {hi}"
     print(f"{len(pairs)} flips between passing and failing bases, at {[p[0] for p in pairs]}")
+
+
+def test_the_book_machinery_is_beside_the_book_and_a_kernel_loads_it_only_for_the_book():
+    """scripts/book/book_frames.py holds the book's frame machinery; poslib keeps only the hook (poslib.viz._book_hook),
+    and a kernel without the book's environment variable never imports the recorder."""
+    root = Path(__file__).resolve().parent.parent
+    assert Path(F.__file__).resolve() == root / "scripts" / "book" / "book_frames.py"
+    assert not (root / "poslib" / "viz" / "frames.py").exists()
+    code = (
+        "import os, sys; os.environ.pop('POSLIB_BOOK_FRAMES', None); import ipywidgets as w; from poslib.viz import "
+        "interact; from poslib.viz.relative import DebertaPlot; box = interact(DebertaPlot(), caption='look', "
+        "att_span=w.IntSlider(value=8, min=1, max=32)); box.plot.close(); print('book_frames' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120)
+    assert out.stdout.strip().splitlines()[-1:] == ["False"], out.stdout + out.stderr

@@ -306,7 +306,7 @@ def test_a_chinese_page_has_no_english_around_its_figures(zh_notebooks: Path) ->
 def test_a_chinese_live_figure_speaks_chinese(tmp_path: Path) -> None:
     """A live figure's controls, caption, notes, aria and alt texts on a Chinese page (its frames stay English)."""
     widgets = pytest.importorskip("ipywidgets")
-    from poslib.viz.frames import record_frames
+    from poslib.viz._book_hook import book_recorder
     from poslib.viz.tour import TOUR_SCHEMES, SchemeTourPlot
 
     plot = SchemeTourPlot()
@@ -314,6 +314,7 @@ def test_a_chinese_live_figure_speaks_chinese(tmp_path: Path) -> None:
         "scheme": widgets.Dropdown(options=list(TOUR_SCHEMES), value="sinusoidal", description="family"),
         "span": widgets.SelectionSlider(options=list(SchemeTourPlot.spans), value=256, description="distances shown"),
     }
+    record_frames = book_recorder().record_frames
     folder = record_frames(plot, controls, "T5's bucket stops changing at 128; ALiBi's bias falls in a straight line; "
                            "RoPE and sinusoidal wiggle", tmp_path, budget=12)  # fmt: skip
     plot.close()

@@ -10,7 +10,6 @@ import math
 import os
 import pkgutil
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, ClassVar
 
 from matplotlib.figure import Figure
@@ -19,7 +18,7 @@ from .._i18n_widgets import caption_html, widget_text
 from .._i18n_widgets import label_ch as _label_width
 from ..exercises.i18n import language
 from ._blit import FrameCache, png_bytes
-from .frames import FRAMES_ENV, record_frames
+from ._book_hook import FRAMES_ENV, record_for_book
 from .style import RENDER_DPI, display_width_px, freeze_layout
 
 __all__ = ["LivePlot", "all_live_plots", "interact", "render_png"]
@@ -50,7 +49,7 @@ class LivePlot:
     once, with the first data drawn. ``bench_values`` lists parameter settings
     the slider benchmark and the tests sweep through; :meth:`frame_values` names,
     per parameter, values where the picture changes fast, which the book's frames
-    include (:mod:`poslib.viz.frames`). ``frame_joint`` names groups of sliders
+    include (scripts/book/book_frames.py). ``frame_joint`` names groups of sliders
     whose caption asks the reader to combine them ("in range only while G is
     large enough for L′"): the book draws every combination of each group's
     values instead of moving one slider at a time.
@@ -307,7 +306,7 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
     label_ch = _label_ch(controls)
     rows = [_widen(w, widgets, label_ch, lang) for w in controls.values()]
     if os.environ.get(FRAMES_ENV):  # scripts/build_book.py --frames: draw this figure's frames for the book
-        record_frames(plot, controls, widget_text(caption, lang), Path(os.environ[FRAMES_ENV]))
+        record_for_book(plot, controls, widget_text(caption, lang))
     for w in controls.values():
         w.observe(on_change, names="value")
     button = widgets.Button(

@@ -1,4 +1,4 @@
-// The book's interactive figures without a kernel (scripts/build_book.py --frames, poslib/viz/frames.py).
+// The book's interactive figures without a kernel (scripts/build_book.py --frames, scripts/book/book_frames.py).
 // Each .book-live block carries its controls as plain inputs and, in a JSON script, the frames the notebook's own
 // LivePlot drew at build time. Moving a control shows the frame of that sampled value and the value it was drawn at.
 // No network, no framework; native inputs, so the keyboard works as it does for any form.

@@ -379,7 +379,9 @@ def _frame_problems(book: Path) -> tuple[int, list[str], list[str]]:
     """Draw a sample of every figure's frames again; returns (frames checked, plots not rebuildable, problems)."""
     import importlib
 
-    from poslib.viz import frames as F
+    from poslib.viz._book_hook import book_recorder
+
+    F = book_recorder()  # scripts/book/book_frames.py
 
     rng = random.Random(0)
     checked, not_rebuildable, problems = 0, [], []

@@ -1,9 +1,12 @@
 """Frames for the book: every interactive figure drawn at a grid of its controls' values, for pages without a kernel.
 
-When the environment variable :data:`FRAMES_ENV` names a folder, :func:`~poslib.viz.interact` also calls
-:func:`record_frames`, which draws the notebook's own :class:`~poslib.viz.LivePlot` at a grid of control values and
-writes the frames and a manifest into a new subfolder. ``python scripts/build_book.py --frames`` runs the notebooks
-that way and turns each manifest into plain HTML controls that swap frames (``scripts/book/frames.js``).
+The book's machinery, beside the book's script (scripts/build_book.py), not in poslib: when the environment
+variable :data:`~poslib.viz._book_hook.FRAMES_ENV` names a folder, :func:`~poslib.viz.interact` hands its figure
+to :func:`record_frames` here (through poslib.viz._book_hook, the only part of it a kernel imports, and only
+then), which draws the notebook's own :class:`~poslib.viz.LivePlot` at a grid of control values and writes the
+frames and a manifest into a new subfolder. ``python scripts/build_book.py --frames`` runs the notebooks that way
+(with scripts/book/ on the kernel's PYTHONPATH) and turns each manifest into plain HTML controls that swap frames
+(``scripts/book/frames.js``).
 
 The grid, one rule for every figure:
 
@@ -46,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from poslib.viz._book_hook import FRAMES_ENV
+
 __all__ = [
     "DEFAULT_BUDGET",
     "FRAMES_ENV",
@@ -65,7 +70,6 @@ __all__ = [
     "track_steps",
 ]
 
-FRAMES_ENV = "POSLIB_BOOK_FRAMES"  # a folder: interact() records frames into it (scripts/build_book.py --frames)
 DEFAULT_BUDGET = 40  # frames per figure (before deduplication)
 MIN_VALUES, MAX_VALUES = 5, 17  # values per slider: the issue's floor, and a ceiling that keeps the book small
 MENU_KINDS = ("dropdown", "checkbox")
