@@ -1,0 +1,167 @@
+"""The lab's verdicts as data (poslib.lab.seedstats, poslib.lab.verdicts) and their wording (poslib.lab.wording).
+
+Constructed runs of three seeds, small enough to check by hand: each verdict carries its relation or status as an
+enum, the metric, the multiple, the per-seed values and a paired t statistic; the English sentences are exact; in
+Chinese (poslib.language.set_language("zh")) the same verdicts read as Chinese with every number kept.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Iterator
+
+import pytest
+
+from poslib.lab import seedstats, verdicts, wording
+from poslib.lab.seedstats import Outcome
+from poslib.lab.stats import two_sided_p
+from poslib.lab.verdicts import Agreement, Category, PairChange, Place, Relation, Status
+from poslib.language import set_language
+
+LENS = (64, 128, 256, 512, 1024)  # 1×, 2×, 4×, 8×, 16× of L_train = 64
+CJK = re.compile(r"[\u4e00-\u9fff]")
+NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+def run(ppl_by_seed: dict[str, list[list[float | None]]]) -> dict:
+    """Results of a run over len(rows) seeds: one row of perplexities at LENS per seed, and their means."""
+    seeds = tuple(range(len(next(iter(ppl_by_seed.values())))))
+    runs = {
+        s: {str(k): {"ppl": {str(L): v for L, v in zip(LENS, row, strict=True)}} for k, row in enumerate(rows)}
+        for s, rows in ppl_by_seed.items()
+    }
+    means = {
+        s: {
+            str(L): None if None in (column := [row[j] for row in rows]) else statistics.fmean(column)
+            for j, L in enumerate(LENS)
+        }
+        for s, rows in ppl_by_seed.items()
+    }
+    return {
+        "config": {"model": {"train_len": 64}, "eval": {"eval_lens": LENS}, "train": {"seeds": seeds}},
+        "ppl": means,
+        "runs": runs,
+        "training": {"rope": {str(k): {"n_params": 116_000} for k in seeds}},
+    }
+
+
+def at_8x(values: list[float], at_1x: float = 6.0) -> list[list[float | None]]:
+    return [[at_1x, 6.0, 6.0, v, 6.0] for v in values]
+
+
+RUN = run(
+    {
+        "alibi": at_8x([6.0, 6.1, 6.2]),
+        "t5": at_8x([7.0, 7.3, 7.1]),
+        "rope": at_8x([9.0, 12.0, 10.0]),
+        "sinusoidal": at_8x([6.9, 7.5, 7.0]),  # against t5: lower on two seeds, higher on one
+    }
+)
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    set_language("zh")
+    try:
+        yield
+    finally:
+        set_language(None)
+
+
+def test_a_paired_comparison_carries_the_per_seed_values_its_outcome_and_a_paired_t() -> None:
+    c = seedstats.paired(RUN, "alibi", "t5", 8)
+    assert c is not None
+    assert (c.metric, c.multiple, c.length, c.seeds) == ("ppl", 8, 512, ("0", "1", "2"))
+    assert c.values_a == (6.0, 6.1, 6.2) and c.values_b == (7.0, 7.3, 7.1)
+    logs = [math.log(a) - math.log(b) for a, b in zip(c.values_a, c.values_b, strict=True)]
+    assert c.diffs == pytest.approx(logs) and (c.better, c.worse) == (3, 0)
+    assert c.outcome is Outcome.A_BEATS_B and c.verdict == "a"  # the notebooks' letter reads the enum
+    t = statistics.fmean(logs) / (statistics.stdev(logs) / math.sqrt(3))
+    assert c.t == pytest.approx(t) and c.p == pytest.approx(two_sided_p(t, 2))
+    # the seeds disagree in sign (lower on two, higher on one): a tie whatever the mean; the statistic is still there
+    split = seedstats.paired(RUN, "sinusoidal", "t5", 8)
+    assert split is not None and split.outcome is Outcome.TIED and (split.better, split.worse) == (2, 1)
+    assert split.t is not None and split.p is not None and split.p > 0.05
+    assert verdicts.relation(RUN, "alibi", "t5", 8) is Relation.BEATS
+    assert verdicts.relation(RUN, "t5", "alibi", 8) is Relation.BEATEN
+    assert verdicts.relation(RUN, "sinusoidal", "t5", 8) is Relation.TIED
+    assert verdicts.relation(RUN, "rope", "t5", 8) is Relation.BEATEN  # rope's seeds span 9–12: within ×1.5
+
+
+def test_claims_and_standings_are_dataclasses_with_enums_and_per_seed_values() -> None:
+    claims = verdicts.claims(RUN, 8)
+    alibi, rope = claims["alibi"], claims["rope"]
+    assert isinstance(alibi, verdicts.GrowthClaim) and isinstance(rope, verdicts.GrowthClaim)
+    assert alibi.status is Status.HOLDS and alibi.category is Category.EXTRAPOLATES
+    assert rope.status is Status.DOES_NOT_HOLD and rope.category is Category.FAILS
+    assert (alibi.metric, alibi.multiple) == ("ppl", 8)
+    assert rope.per_seed == pytest.approx((1.5, 2.0, 10.0 / 6))
+    logs = [math.log(g) for g in rope.per_seed or ()]
+    assert rope.t == pytest.approx(statistics.fmean(logs) / (statistics.stdev(logs) / math.sqrt(3)))
+    assert alibi.scale == verdicts.Scale(116, 116, 64, 3)
+    where = verdicts.standing(RUN, "t5", 8, ["alibi", "t5", "sinusoidal"])
+    assert where.place is Place.BEATEN and where.winner == "alibi" and where.evidence is not None
+    assert where.evidence.a == "alibi" and where.evidence.values_b == (7.0, 7.3, 7.1)
+
+
+def test_scale_agreement_compares_the_enums_of_two_runs() -> None:
+    # at the other scale alibi grows by ×1.5 and t5 beats it on every seed: a claim and a pair that change
+    other = run(
+        {
+            "alibi": at_8x([9.0, 9.1, 9.2]),
+            "t5": at_8x([7.0, 7.3, 7.1]),
+            "rope": at_8x([9.0, 12.0, 10.0]),
+            "sinusoidal": at_8x([6.9, 7.5, 7.0]),
+        }
+    )
+    out = verdicts.scale_agreement(RUN, other, 8)
+    claims = {c["claim"]: c for c in out["claims"]}
+    assert claims["alibi"]["here"] is Status.HOLDS and claims["alibi"]["there"] is Status.DOES_NOT_HOLD
+    assert claims["alibi"]["verdict"] is Agreement.DIFFERS and claims["rope"]["verdict"] is Agreement.SAME
+    pairs = {(p["a"], p["b"]): p for p in out["pairs"]}
+    assert pairs[("alibi", "t5")]["verdict"] is PairChange.FLIPS
+
+
+def test_the_english_wording_is_exact() -> None:
+    c = seedstats.paired(RUN, "alibi", "t5", 8)
+    assert c is not None
+    assert wording.paired_text(c) == "lower on 3 of 3 seeds, paired ratio ×0.855 (×0.836 to ×0.873)"
+    assert c.text() == wording.paired_text(c)
+    split = seedstats.paired(RUN, "sinusoidal", "t5", 8)
+    assert split is not None
+    assert split.text() == (
+        "lower on 2 of 3 seeds, paired ratio ×0.999 (×0.986 to ×1.027); tied: not lower on every seed"
+    )
+    sentences = wording.claim_verdicts(RUN, 8)
+    assert sentences["alibi"] == (
+        "000 §7.3: ALiBi extrapolates well → holds at this scale (≈116k parameters, L_train = 64 bytes, 3 seeds): "
+        "at 8× L_train the model extrapolates (growth ×1.02, 1.00–1.03 over seeds)."
+    )
+    assert sentences["rope"] == (
+        "000 §5.3 / 001 §4: RoPE extrapolates well → does not hold at this scale (≈116k parameters, L_train = 64 "
+        "bytes, 3 seeds): at 8× L_train the model does not extrapolate (growth ×1.72, 1.50–2.00 over seeds) (the "
+        "seeds disagree on the category: read it as borderline)."
+    )
+    assert wording.seeds_text(RUN, "rope", 8) == "seeds 0, 1, 2: 9.00, 12.00, 10.00"
+
+
+def test_the_same_verdicts_read_in_chinese_with_every_number_kept(chinese: None) -> None:
+    set_language("en")
+    c = seedstats.paired(RUN, "sinusoidal", "t5", 8)
+    assert c is not None
+    english = {**wording.claim_verdicts(RUN, 8), "evidence": c.text(), "seeds": wording.seeds_text(RUN, "rope", 8)}
+    set_language("zh")
+    zh = {**wording.claim_verdicts(RUN, 8), "evidence": c.text(), "seeds": wording.seeds_text(RUN, "rope", 8)}
+    assert zh.keys() == english.keys()
+    for key, line in zh.items():
+        assert CJK.search(line) and line != english[key], line
+        assert sorted(NUMBER.findall(line)) == sorted(NUMBER.findall(english[key])), (line, english[key])
+    assert (
+        zh["evidence"] == "3 个种子中有 2 个更低，配对比值 ×0.999（×0.986 至 ×1.027）；算作打平：并非每个种子上都更低"
+    )
+    assert zh["seeds"] == "种子 0, 1, 2 分别为 9.00, 12.00, 10.00"
+    # a status word is translated too, never pasted in English; the enum itself stays what code compares
+    assert "成立" in zh["alibi"] and "holds" not in zh["alibi"]
+    assert verdicts.claims(RUN, 8)["alibi"].status is Status.HOLDS
