@@ -77,14 +77,14 @@ class Exercise:
     def __post_init__(self) -> None:
         if not self.takeaway:
             return
-        plain = getattr(self.check, "__wrapped__", self.check)  # dataclasses.replace passes a wrapped one
+        plain = plain_check(self.check)  # dataclasses.replace passes a wrapped one
         wrapped = with_takeaway(plain, self.takeaway)
         object.__setattr__(self, "check", wrapped)
         # Rebind only the module's own name for this very checker (plain, or wrapped by an earlier copy).
         module = sys.modules.get(getattr(plain, "__module__", ""))
         name = getattr(plain, "__name__", "")
         bound = getattr(module, name, None)
-        if module is not None and (bound is plain or getattr(bound, "__wrapped__", None) is plain):
+        if module is not None and bound is not None and plain_check(bound) is plain:
             setattr(module, name, wrapped)
 
 
@@ -99,7 +99,16 @@ def with_takeaway(check: Callable[[Any], Feedback], takeaway: str) -> Callable[[
             return Feedback(True, compose("{message} {takeaway}", message=feedback.message, takeaway=said))
         return feedback
 
+    # said outright, not recovered through functools' __wrapped__: Exercise rewraps the plain checker (plain_check)
+    graded.plain_check = check  # type: ignore[attr-defined]
     return graded
+
+
+def plain_check(check: Callable[[Any], Feedback]) -> Callable[[Any], Feedback]:
+    """The checker :func:`with_takeaway` wrapped (``check`` itself when it wraps none): what a copy of an
+    :class:`Exercise` wraps again, once."""
+    plain: Callable[[Any], Feedback] = getattr(check, "plain_check", check)
+    return plain
 
 
 def not_answered(what: str) -> Feedback:
