@@ -123,6 +123,17 @@ _i18n_outputs.chinese_stdout_in_a_chinese_kernel()
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    # poslib.set_language is poslib.language.set_language, loaded on first use: `import poslib` loads no language
+    # machinery and has no side effect beyond defining names (PEP 562 module __getattr__)
+    if name == "set_language":
+        from .language import set_language
+
+        return set_language
+    raise AttributeError(f"module 'poslib' has no attribute {name!r}")
+
+
 # The public surface, listed once: docs/api.md is generated from it (python scripts/api_reference.py).
 __all__ = [
     "COMMON_KEYS",
@@ -202,6 +213,7 @@ __all__ = [
     "self_extend_max_distance",
     "self_extend_positions",
     "self_extend_relative_positions",
+    "set_language",
     "sinusoidal_encode",
     "sinusoidal_frequencies",
     "sinusoidal_shift_matrix",
