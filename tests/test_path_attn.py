@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import poslib as P
-from poslib.path_attn import path_scores
+from poslib.path_attn import path_deltanet_qk, path_scores
 
 rng = np.random.default_rng(38)
 
@@ -175,3 +175,70 @@ def test_numpy_equals_torch_in_float64_and_float32_and_keeps_dtype_and_gradients
     np.testing.assert_allclose(b32.detach().numpy(), a32, rtol=1e-5, atol=1e-6)
     b32.sum().backward()
     assert all(t.grad is not None and torch.isfinite(t.grad).all() for t in t32)
+
+
+# PaTH as softmax over DeltaNet-corrected q and k (issue 44 item 5): q̂_iᵀ k̂_j = q_iᵀ H_i ⋯ H_{j+1} k_j.
+
+
+def delta_rule_state(w, beta, t):
+    """S_t of the delta rule S ← S − β (S w − v) wᵀ with v = 0 and S_0 = I, run step by step (explicit d×d)."""
+    s = np.eye(w.shape[-1])
+    for step in range(t + 1):
+        s = s - beta[step] * np.outer(s @ w[step] - 0.0, w[step])
+    return s
+
+
+@given(
+    t_len=st.integers(1, 8),
+    d=st.integers(1, 5),
+    unit=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_deltanet_corrected_qk_reproduce_path_scores(t_len, d, unit, seed):
+    r = np.random.default_rng(seed)
+    # strengths kept 0.2 away from the singular β‖w‖² = 1, where the factorisation loses its digits
+    q, k, _, w, _ = inputs(r, (2,), t_len, t_len, d, unit=unit)
+    norm2 = (w * w).sum(-1)
+    beta = (
+        np.where(r.random((2, t_len)) < 0.5, r.uniform(0.0, 0.8, (2, t_len)), r.uniform(1.2, 2.0, (2, t_len))) / norm2
+    )
+    q_hat, k_hat = path_deltanet_qk(q, k, w, beta)
+    want = path_scores(q, k, w, beta, scale=1.0)
+    got = q_hat @ np.swapaxes(k_hat, -1, -2)
+    causal = np.tril(np.ones((t_len, t_len), bool))
+    bound = 1e-9 * max(1.0, float(np.abs(k_hat).max()) * float(np.abs(q_hat).max()))
+    assert np.abs(got - want)[:, causal].max() < bound
+
+
+def test_corrected_query_is_the_deltanet_read_out_and_the_weights_are_softmax():
+    q, k, v, w, beta = inputs(np.random.default_rng(5), (3,), 10, 10, 4)
+    q_hat, k_hat = path_deltanet_qk(q, k, w, beta)
+    for h in range(3):
+        for t in range(10):
+            np.testing.assert_allclose(q_hat[h, t], delta_rule_state(w[h], beta[h], t) @ q[h, t], rtol=0, atol=1e-12)
+    _, weights = P.path_attention(q, k, v, w, beta)
+    _, soft = P.attention(q_hat, k_hat, v, causal=True, scale=1 / math.sqrt(4))
+    assert np.abs(weights - soft).max() < 1e-10
+
+
+def test_reflections_give_the_same_deltanet_for_queries_and_keys():
+    q, k, _, w, _ = inputs(np.random.default_rng(6), (), 9, 9, 5)
+    beta = np.full(9, 2.0)
+    q_hat, k_hat = path_deltanet_qk(q, k, w, beta)
+    k_same, _ = path_deltanet_qk(k, k, w, beta)  # the queries' DeltaNet applied to the keys
+    assert np.abs(k_hat - k_same).max() < 1e-12
+    assert np.abs(np.linalg.norm(q_hat, axis=-1) - np.linalg.norm(q, axis=-1)).max() < 1e-12
+
+
+def test_deltanet_qk_in_torch_equals_numpy_and_a_singular_factor_is_refused():
+    q, k, _, w, beta = inputs(np.random.default_rng(7), (2, 2), 6, 6, 3)
+    beta = np.where(np.abs(beta - 1) < 0.2, 0.5, beta)
+    got = path_deltanet_qk(*(torch.tensor(a) for a in (q, k, w, beta)))
+    want = path_deltanet_qk(q, k, w, beta)
+    for g, e in zip(got, want, strict=True):
+        assert isinstance(g, torch.Tensor) and np.abs(g.numpy() - e).max() < 1e-12
+    beta[0, 0, 3] = 1.0  # unit w, β = 1: H projects w out
+    with pytest.raises(ValueError, match="beta"):
+        path_deltanet_qk(q, k, w, beta)
+    with pytest.raises(ValueError, match="one query per key"):
+        path_deltanet_qk(q[..., 1:, :], k, w, beta)
