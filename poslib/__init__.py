@@ -16,6 +16,7 @@ One module per family; everything public is re-exported here::
     dca             An et al. 2024 (Dual Chunk)    forgetting     Lin et al. 2025 (FoX)
     stickbreaking   Tan et al. 2025                path_attn      Yang et al. 2025 (PaTH)
     vo_rope         DeepSeek-V4's rotated values   lie_rope       RoPE as exp(m·A); LieRE, ComRoPE
+    mm_rope         M-RoPE, VideoRoPE, HoPE: which pairs each axis turns, video position ids
 
 Teaching helpers (toy models, similarity, the pretrained table) live in :mod:`poslib.teaching`,
 figures in :mod:`poslib.viz`, the training lab in :mod:`poslib.lab`; this layer imports none of them.
@@ -58,6 +59,7 @@ from .lie_rope import (
     relative_drift,
     rope_generator,
 )
+from .mm_rope import apply_mm_rope, mm_rope_frequencies, mm_rope_pair_axes, video_position_ids
 from .logn import logn_scale
 from .mrope import apply_mrope, apply_rope_2d, mrope_axis_of_pair
 from .nope import apply_nope
@@ -149,6 +151,7 @@ __all__ = [
     "SinusoidalEmbedding",
     "T5RelativeBias",
     "TransformerXLRelativeScores",
+    "apply_mm_rope",
     "absolute_score_terms",
     "alibi_bias",
     "alibi_receptive_field",
@@ -179,6 +182,8 @@ __all__ = [
     "generator_rotation",
     "kerple_bias",
     "learned_lookup",
+    "mm_rope_frequencies",
+    "mm_rope_pair_axes",
     "lie_rope",
     "logn_scale",
     "longrope_attention_factor",
@@ -223,6 +228,7 @@ __all__ = [
     "t5_bias",
     "t5_relative_bucket",
     "t5_relative_positions",
+    "video_position_ids",
     "transformer_xl_encodings",
     "transformer_xl_offsets",
     "transformer_xl_score_terms",
