@@ -59,8 +59,8 @@ from .lie_rope import (
     relative_drift,
     rope_generator,
 )
-from .mm_rope import apply_mm_rope, mm_rope_frequencies, mm_rope_pair_axes, video_position_ids
 from .logn import logn_scale
+from .mm_rope import apply_mm_rope, mm_rope_frequencies, mm_rope_pair_axes, video_position_ids
 from .mrope import apply_mrope, apply_rope_2d, mrope_axis_of_pair
 from .nope import apply_nope
 from .path_attn import path_attention
@@ -151,11 +151,11 @@ __all__ = [
     "SinusoidalEmbedding",
     "T5RelativeBias",
     "TransformerXLRelativeScores",
-    "apply_mm_rope",
     "absolute_score_terms",
     "alibi_bias",
     "alibi_receptive_field",
     "alibi_slopes",
+    "apply_mm_rope",
     "apply_mrope",
     "apply_nope",
     "apply_rope",
