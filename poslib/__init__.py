@@ -34,7 +34,6 @@ torch out, same device). Functions that build from sizes take
 ``backend="numpy" | "torch"`` and return float64.
 """
 
-from . import _i18n_outputs
 from .alibi import alibi_bias, alibi_receptive_field, alibi_slopes
 from .attn import attention, attention_entropy, causal_mask, mask_future, relative_distance, softmax
 from .cope import CoPE, cope_bias, cope_positions
@@ -119,9 +118,6 @@ from .transformer_xl import (
 )
 from .vo_rope import vo_rope_attention
 from .xpos import apply_xpos, xpos_scale, xpos_zeta
-
-# a Chinese notebook's kernel prints its check lines and tables in Chinese (poslib/_i18n_outputs.py); elsewhere no-op
-_i18n_outputs.chinese_stdout_in_a_chinese_kernel()
 
 __version__ = "0.1.0"
 

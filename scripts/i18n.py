@@ -32,22 +32,30 @@ Commands:
                             none next to Chinese punctuation, no line break inside a paragraph) to i18n/zh/*.md
                             or the given files; check reports every block that does not follow it
 
-The Chinese notebooks keep the English notebooks' code cells byte for byte; their stored outputs are the English
-ones with every line the catalogues know put into Chinese (exercise cells: the checkers' Chinese answers,
-poslib.exercises.i18n.translate_feedback; other cells: the lab's conclusions and the check lines' verdict words,
-poslib._i18n_outputs, catalogue i18n/zh/outputs.md), any other line as it is; their markdown is the
-translation with its links made to work one folder deeper, and each translated heading carries the English
-heading's anchor, so links into a notebook (05_rope.ipynb#The-decay-bound) land on the same place.
+A Chinese notebook is written from its English one: markdown from the translation above (links made to work one
+folder deeper, each translated heading carrying the English heading's anchor, so links into a notebook
+(05_rope.ipynb#The-decay-bound) land on the same place); each code cell that prints words of its own from its block
+in i18n/<lang>/code/<stem>.md (the whole cell, only string literals and comments translated; tests/test_i18n_code.py
+holds it to the English cell as a syntax tree); a first code cell (id "zh-language") that runs
+``poslib.set_language("zh")``, so poslib's own words (check lines, lab verdicts, exercise feedback, widgets) come
+out in Chinese. Nothing is translated after it is printed: the outputs are made by executing the notebook.
+
+  build --execute [NAME ...]  after writing, execute (scripts/run_notebooks.py, a fresh kernel each, POSLIB_LANG
+                              unset) the notebooks whose code changed, or the ones named (08_extrapolation_lab.ipynb);
+                              --all: every one (13 notebooks, about 7 CPU minutes). A code cell whose source is
+                              unchanged keeps its stored outputs until then; strict nbval (pytest) checks them.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import hashlib
 import itertools
 import json
 import math
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -764,7 +772,8 @@ def problems_of(path: Path, lang: str) -> list[str]:
     extra = set(blocks) - {u.id for u in units}
     out += [f"block {i} translates no English cell (removed?)" for i in sorted(extra)]
     name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
-    return [f"{name} [{lang}]: {p}" for p in out]
+    code = code_block_problems(path, lang) if path.suffix == ".ipynb" else []
+    return [f"{name} [{lang}]: {p}" for p in out] + code
 
 
 # ----------------------------------------------------------------------------- generated editions
@@ -955,53 +964,142 @@ def notation_cell(lang: str) -> str:
     return localize_links(with_english_anchors(english, cell), lang, "notebooks")
 
 
-def translate_exercise_outputs(cell: Any) -> None:
-    """An exercise cell's stored answer ("not answered yet: …") as its checker gives it in Chinese."""
-    try:
-        from poslib.exercises.i18n import translate_feedback
-    except ImportError:  # the checkers' Chinese is not in yet: the stored English answer stays
-        return
-    for output in cell.get("outputs", []):
-        data = output.get("data", {})
-        if "text/plain" in data:
-            data["text/plain"] = translate_feedback("".join(data["text/plain"]))
+# ----------------------------------------------------------------------------- the code cells' Chinese
+#
+# i18n/<lang>/code/<notebook stem>.md holds, for each code cell that prints words of its own, the whole cell with
+# only its string literals and comments translated (the format: the file's header comment; tests/test_i18n_code.py
+# holds every block to its English cell as a syntax tree with the strings and comments blanked). A cell without a
+# block, or whose block is stale, runs as in English.
+
+CODE_MARKER = re.compile(r"^<!-- cell: (\S+) en: ([0-9a-f]{8}) -->\n````python\n(.*?)\n````$", re.M | re.S)
+LANGUAGE_CELL_ID = "zh-language"  # the generated notebook's first code cell: poslib writes its own words in Chinese
+LANGUAGE_CELL = {
+    "zh": "# poslib 自己的输出（检查结果、实验结论、练习反馈、控件文字）也用中文\n"
+    "import poslib\n\n"
+    'poslib.set_language("zh")'
+}
 
 
-def translate_code_outputs(cell: Any) -> None:
-    """A code cell's stored text (stream text, text/plain, text/markdown) as the Chinese notebook shows it: each
-    line the catalogue i18n/zh/outputs.md knows in Chinese, the verdict words of check lines in Chinese, any other
-    line as it is (poslib._i18n_outputs.translate_output)."""
-    try:
-        from poslib._i18n_outputs import translate_output
-    except ImportError:  # the outputs' Chinese is not in yet: the stored English stays
-        return
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream":
-            output["text"] = translate_output("".join(output["text"]))
-        data = output.get("data", {})
-        for kind in ("text/plain", "text/markdown"):
-            if kind in data:
-                data[kind] = translate_output("".join(data[kind]))
+def code_digest(source: str) -> str:
+    """First 8 hex digits of the SHA-256 of an English code cell's source: what its Chinese block is keyed to."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:8]
 
 
-def translate_widgets(nb: Any, lang: str) -> None:
-    """The notebook's stored widgets in ``lang``, what a student sees before running: every control's label and
-    tooltip, the words among a menu's options, the "What to look for" caption, the reset button, and the text a
-    widget output carries (i18n/zh/widgets.md, poslib._i18n_widgets.localize_widgets; a label it lacks fails the build,
-    naming it)."""
-    from poslib._i18n_widgets import localize_widgets
-
-    localize_widgets(nb, lang)
+def code_translation_path(notebook: Path, lang: str) -> Path:
+    return I18N / lang / "code" / f"{notebook.stem}.md"
 
 
-GENERATED_LOG = ".generated.json"  # in the notebooks folder: file name → SHA-256 of what build wrote
+def read_code_blocks(path: Path) -> dict[str, tuple[str, str]]:
+    """cell id → (English hash it translates, the translated cell source) of a code translation file."""
+    if not path.is_file():
+        return {}
+    blocks: dict[str, tuple[str, str]] = {}
+    for m in CODE_MARKER.finditer(path.read_text(encoding="utf-8")):
+        if m.group(1) in blocks:
+            raise ValueError(f"{path}: code cell {m.group(1)} has two blocks")
+        blocks[m.group(1)] = (m.group(2), m.group(3))
+    return blocks
+
+
+def english_code_cells(notebook: Path) -> dict[str, str]:
+    """cell id → source of every code cell of an English notebook."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    return {
+        c["id"]: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+    }
+
+
+def code_block_problems(notebook: Path, lang: str) -> list[str]:
+    """A block for no code cell, or one whose English cell changed since it was translated (stale: the build
+    leaves that cell in English until it is translated again)."""
+    cells = english_code_cells(notebook)
+    path = code_translation_path(notebook, lang)
+    name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    out = []
+    for cid, (h, _) in read_code_blocks(path).items():
+        if cid not in cells:
+            out.append(f"{name}: block {cid} translates no code cell (removed?)")
+        elif h != code_digest(cells[cid]):
+            out.append(
+                f"{name}: code cell {cid} changed since it was translated "
+                f"(English {code_digest(cells[cid])}, translated {h}): translate it again"
+            )
+    return out
+
+
+def translated_code(notebook: Path, lang: str) -> dict[str, str]:
+    """cell id → the Chinese source of each code cell whose block is current."""
+    cells = english_code_cells(notebook)
+    return {
+        cid: text
+        for cid, (h, text) in read_code_blocks(code_translation_path(notebook, lang)).items()
+        if cid in cells and h == code_digest(cells[cid])
+    }
+
+
+class _Blanked(ast.NodeTransformer):
+    """A syntax tree with every string constant blanked; each f-string becomes "" and its formatted values are
+    collected (Chinese word order may move a field, so they are compared as a multiset)."""
+
+    def __init__(self) -> None:
+        self.fields: list[str] = []
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.copy_location(ast.Constant(""), node) if isinstance(node.value, str) else node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                # the format spec as written (":.3f", ">9"): a translation keeps it
+                spec = ast.dump(value.format_spec) if value.format_spec is not None else ""
+                self.fields.append(f"{ast.dump(self.visit(value.value))} !{value.conversion} :{spec}")
+        return ast.copy_location(ast.Constant(""), node)
+
+
+def code_shape(source: str) -> tuple[str, collections.Counter[str]]:
+    """What a translated code cell must keep of its English cell: the syntax tree with string constants and
+    comments blanked (ast drops comments), and the multiset of f-string fields (expression, conversion, format
+    spec). Identifiers, numbers, calls and control flow are in the tree."""
+    blanked = _Blanked()
+    tree = blanked.visit(ast.parse(source))
+    return ast.dump(tree), collections.Counter(blanked.fields)
+
+
+def code_literals(source: str) -> list[str]:
+    """The string literals (f-strings whole) and comments of a code cell, as written: what a translation changes."""
+    import io
+    import tokenize
+
+    kinds = {tokenize.STRING, tokenize.COMMENT, getattr(tokenize, "FSTRING_START", -1)}
+    out: list[str] = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type in kinds or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+            out.append(tok.string)
+    return out
+
+
+GENERATED_LOG = ".generated.json"  # in the notebooks folder: file name → SHA-256 of the sources build wrote
+
+
+def sources_digest(nb: Any) -> str:
+    """SHA-256 of a notebook's cells (type, id, source), outputs left out: what build writes and the log records;
+    executing the notebook does not change it, a student's edit does."""
+    cells = [(c["cell_type"], c.get("id"), "".join(c["source"])) for c in nb["cells"]]
+    return hashlib.sha256(json.dumps(cells, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> list[Path]:
     """Write the translated notebooks into ``out`` and (``documents``) the documents into docs/<lang>/ and the
-    README beside the English one.
+    README beside the English one. Return the notebooks whose code changed (they need executing) and the documents.
 
-    A notebook a student has changed since it was written (its bytes differ from the ones recorded in
+    A notebook's sources are written: translated markdown, code cells with their Chinese block (or the English
+    code), and a first code cell that sets the language. Its outputs are made by executing it (``--execute``), never
+    copied from English: a code cell whose source is what the notebook in ``out`` already holds keeps that cell's
+    outputs, any other code cell is written without outputs.
+
+    A notebook a student has changed since it was written (its sources differ from the ones recorded in
     ``out/.generated.json``) is kept, with a message, unless ``force``: rebuilding after ``git pull`` must not
     wipe someone's answers to the exercises.
     """
@@ -1024,7 +1122,13 @@ def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> 
     zh_notation = read_blocks(translation_path(ROOT / "docs" / "notation.md", lang))
     for index, path in enumerate(sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))):
         nb = nbformat.read(path, as_version=4)
-        texts = translated_markdown(path, lang)
+        target = out / path.name
+        old = nbformat.read(target, as_version=4) if target.is_file() else None
+        if old is not None and not force and path.name in log and sources_digest(old) != log[path.name]:
+            print(f"kept {target.name}: changed since it was generated (--force overwrites it)")
+            continue
+        texts, code = translated_markdown(path, lang), translated_code(path, lang)
+        ran = {c.get("id"): c for c in old.cells if c.cell_type == "code"} if old is not None else {}
         for cell in nb.cells:
             if cell.cell_type == "markdown" and cell.get("id") == "course-map":
                 cell.source = localize_links(course_map_cell(index, nb, lang), lang, "notebooks")
@@ -1032,32 +1136,64 @@ def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> 
                 cell.source = notation_cell(lang)
             elif cell.cell_type == "markdown" and cell.get("id") in texts:
                 cell.source = texts[cell["id"]]
-            elif cell.cell_type == "code" and "exercise" in cell.metadata.get("tags", []):
-                translate_exercise_outputs(cell)
             elif cell.cell_type == "code":
-                translate_code_outputs(cell)
-        translate_widgets(nb, lang)
-        nb.metadata["language"] = lang
-        target = out / path.name
-        if target.is_file() and not force and path.name in log:
-            if hashlib.sha256(target.read_bytes()).hexdigest() != log[path.name]:
-                print(f"kept {target.name}: changed since it was generated (--force overwrites it)")
+                cell.source = code.get(cell.get("id"), cell.source)
+        first = next(k for k, c in enumerate(nb.cells) if c.cell_type == "code")
+        nb.cells.insert(first, nbformat.v4.new_code_cell(LANGUAGE_CELL[lang], id=LANGUAGE_CELL_ID))
+        changed = False
+        for cell in nb.cells:
+            if cell.cell_type != "code":
                 continue
+            before = ran.get(cell.get("id"))
+            if before is not None and before.source == cell.source:
+                cell.outputs, cell.execution_count = before.outputs, before.execution_count
+            else:
+                cell.outputs, cell.execution_count, changed = [], None, True
+        nb.metadata["language"] = lang
+        if old is not None:  # the kernel metadata the last execution stored (scripts/run_notebooks.py)
+            for key in ("kernelspec", "language_info"):
+                if key in old.metadata:
+                    nb.metadata[key] = old.metadata[key]
         nbformat.write(nb, target)
-        log[path.name] = hashlib.sha256(target.read_bytes()).hexdigest()
-        written.append(target)
+        log[path.name] = sources_digest(nb)
+        if changed:
+            written.append(target)
     log_path.write_text(json.dumps(log, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return written
 
 
+def execute(notebooks: list[Path]) -> list[str]:
+    """Run each notebook top to bottom in a fresh kernel and store its outputs (scripts/run_notebooks.py); the
+    notebook's first cell sets its language, so POSLIB_LANG is not passed on. Returns the ones that failed."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import run_notebooks
+
+    os.environ.pop("POSLIB_LANG", None)
+    failed = []
+    for path in notebooks:
+        print(f"{path.relative_to(ROOT)!s:50s}", end=" ", flush=True)
+        try:
+            print(f"{run_notebooks.run(path, 900):6.1f} s", flush=True)
+        except Exception as err:  # keep going so one broken notebook does not hide the others
+            print(f"FAILED: {type(err).__name__}: {str(err)[:400]}", flush=True)
+            failed.append(path.name)
+    return failed
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["status", "skeleton", "check", "show", "build", "typeset"])
     parser.add_argument("--out", type=Path, default=ROOT / "notebooks" / "zh", help="build: notebooks folder")
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--lang", default="zh", choices=LANGS)
     parser.add_argument("--update", action="store_true", help="skeleton: re-key stale blocks, keeping their text")
     parser.add_argument("--force", action="store_true", help="build: overwrite notebooks changed since generated")
+    parser.add_argument(
+        "--execute",
+        action="store_true",
+        help="build: then execute the notebooks whose code changed, or the ones named (08_extrapolation_lab.ipynb)",
+    )
+    parser.add_argument("--all", action="store_true", help="build --execute: execute every generated notebook")
     args = parser.parse_args()
     if args.command == "typeset":
         for path in [p.resolve() for p in args.paths] or sorted((I18N / args.lang).rglob("*.md")):
@@ -1068,8 +1204,21 @@ def main() -> int:
         return 0
     paths = [p.resolve() for p in args.paths] or sources()
     if args.command == "build":
-        written = build(args.lang, args.out.resolve(), force=args.force)
-        print(f"wrote {len(written)} files: {', '.join(str(p.relative_to(ROOT)) for p in written[:3])} …")
+        out = args.out.resolve()
+        written = build(args.lang, out, force=args.force)
+        notebooks = [p for p in written if p.suffix == ".ipynb"]
+        print(f"wrote the documents and notebooks; code changed in: {', '.join(p.name for p in notebooks) or 'none'}")
+        if args.execute:
+            if args.all:
+                notebooks = sorted(out.glob("[0-9][0-9]_*.ipynb"))
+            elif args.paths:
+                notebooks = [out / p.name for p in args.paths]
+            failed = execute(notebooks)
+            if failed:
+                print(f"failed: {', '.join(failed)}")
+                return 1
+        elif notebooks:
+            print("their outputs are empty until they run: python scripts/i18n.py build --execute")
         return 0
     if args.command == "show":
         path, cell = args.paths[0].resolve(), str(args.paths[1])

@@ -3,14 +3,15 @@
 Every markdown cell of every notebook (and every section of the glossary, the notation page, the README and the
 course map's entries) has a translation keyed by the cell's id and the hash of the English it translates; an
 edit to the English without its translation fails, naming the cell. Each translation keeps the English cell's
-formulas, code spans, link targets, anchors and digits. The generated notebooks keep the English code cells and
-outputs byte for byte, and every link in them resolves; they are in git (notebooks/zh/), byte for byte what the
-build writes now, and the Chinese pages in git (README.zh-CN.md, docs/zh/) link them.
+formulas, code spans, link targets, anchors and digits. The generated notebooks have the English cells in the same
+order, after a first code cell that sets the language; their code is the English code or its Chinese block
+(tests/test_i18n_code.py), and every link in them resolves. They are in git (notebooks/zh/): their sources are what
+the build writes now, their outputs what executing them prints (strict nbval, like the English notebooks'), and the
+Chinese pages in git (README.zh-CN.md, docs/zh/) link them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -86,55 +87,33 @@ def test_code_cells_do_not_depend_on_the_notebooks_folder():
     assert not found, found
 
 
-def _as_built(cell: dict) -> list:
-    """An English code cell's outputs as build stores them in Chinese: printed text through i18n/zh/outputs.md
-    (translate_code_outputs), a widget output's plain text through i18n/zh/widgets.md; the rest byte for byte."""
-    from poslib._i18n_widgets import WIDGET_VIEW, widget_text
-
-    cell = json.loads(json.dumps(cell))
-    i18n.translate_code_outputs(cell)
-    for output in cell["outputs"]:
-        data = output.get("data", {})
-        if WIDGET_VIEW in data and "text/plain" in data:
-            data["text/plain"] = widget_text("".join(data["text/plain"]), "zh")
-    return cell["outputs"]
-
-
-def _texts_joined(outputs: list) -> list:
-    """Outputs with every multi-line text as one string (nbformat stores it as a list of lines or as one string)."""
-
-    def joined(value):
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return "".join(value)
-        return {k: joined(v) for k, v in value.items()} if isinstance(value, dict) else value
-
-    return [joined(o) for o in outputs]
-
-
 @pytest.mark.parametrize("english", _english_notebooks(), ids=lambda p: p.stem[:2])
-def test_generated_notebook_runs_like_the_english_one(built: Path, english: Path) -> None:
-    """Same cells in the same order; code cells byte for byte, their outputs as the English ones read through the
-    catalogues (exercise answers, printed conclusions and check words, widget text in Chinese)."""
+def test_generated_notebook_has_the_english_cells_after_the_language_cell(built: Path, english: Path) -> None:
+    """Same cells in the same order after the first code cell, which sets the language; each code cell is the
+    English one or its current Chinese block; no output is copied from English (they come from executing it)."""
     en = json.loads(english.read_text(encoding="utf-8"))
     zh = json.loads((built / english.name).read_text(encoding="utf-8"))
-    assert [(c["id"], c["cell_type"]) for c in zh["cells"]] == [(c["id"], c["cell_type"]) for c in en["cells"]]
-    for a, b in zip(en["cells"], zh["cells"], strict=True):
+    language = next(k for k, c in enumerate(zh["cells"]) if c["cell_type"] == "code")
+    assert zh["cells"][language]["id"] == i18n.LANGUAGE_CELL_ID
+    assert 'poslib.set_language("zh")' in "".join(zh["cells"][language]["source"])
+    cells = zh["cells"][:language] + zh["cells"][language + 1 :]
+    assert [(c["id"], c["cell_type"]) for c in cells] == [(c["id"], c["cell_type"]) for c in en["cells"]]
+    blocks = i18n.translated_code(english, "zh")
+    for a, b in zip(en["cells"], cells, strict=True):
         if a["cell_type"] == "code":
-            assert a["source"] == b["source"], f"code cell {a['id']} differs"
-            if "exercise" not in a["metadata"].get("tags", []):
-                want = _as_built(a)
-                assert _texts_joined(want) == _texts_joined(b["outputs"]), f"outputs of code cell {a['id']} differ"
-            else:  # the checker's answer in Chinese (tests/test_exercise_i18n.py runs each cell to prove it)
-                from poslib.exercises.i18n import translate_feedback
-
-                en_text = ["".join(o["data"]["text/plain"]) for o in a["outputs"] if "text/plain" in o.get("data", {})]
-                zh_text = ["".join(o["data"]["text/plain"]) for o in b["outputs"] if "text/plain" in o.get("data", {})]
-                assert zh_text == [translate_feedback(t) for t in en_text], f"exercise cell {a['id']}"
+            assert "".join(b["source"]) == blocks.get(a["id"], "".join(a["source"])), f"code cell {a['id']}"
+            assert b["outputs"] == [], f"code cell {a['id']}: build copied outputs"
         elif a["cell_type"] == "markdown":
             text = "".join(b["source"])
             assert CJK.search(text) or not re.search(r"[A-Za-z]{4,}", "".join(a["source"])), (
                 f"markdown cell {a['id']} of {english.name} has no Chinese"
             )
+
+
+def test_build_leaves_the_english_notebooks_alone(tmp_path: Path) -> None:
+    before = {p.name: p.read_bytes() for p in _english_notebooks()}
+    i18n.build("zh", tmp_path, documents=False)
+    assert {p.name: p.read_bytes() for p in _english_notebooks()} == before
 
 
 def _anchors(nb: dict) -> set[str]:
@@ -192,17 +171,34 @@ CHINESE_NOTEBOOKS = ROOT / "notebooks" / "zh"  # in git, so that the Chinese pag
 
 
 def test_committed_chinese_notebooks_are_the_generated_ones(built: Path) -> None:
-    """notebooks/zh/ is in git (README.zh-CN.md and docs/zh/ link it): byte for byte what build writes now, and its
-    .generated.json records them (a rebuild then overwrites them, and keeps one a student has changed)."""
-    rebuild = "python scripts/i18n.py build (after every edit of an English notebook or of i18n/zh/)"
+    """notebooks/zh/ is in git (README.zh-CN.md and docs/zh/ link it): its sources (cells, their ids and text) are
+    what build writes now, and its .generated.json records them (a rebuild then overwrites them, and keeps one a
+    student has changed). Its outputs are what executing it prints: strict nbval holds them, as the English ones."""
+    rebuild = (
+        "python scripts/i18n.py build --execute (after every edit of an English notebook or of i18n/zh/; "
+        "it executes the notebooks whose code changed)"
+    )
     want = sorted(p.name for p in built.glob("*.ipynb"))
     have = sorted(p.name for p in CHINESE_NOTEBOOKS.glob("*.ipynb"))
     assert have == want, f"notebooks/zh/ holds {sorted(set(have) ^ set(want))} wrongly: {rebuild}"
-    stale = [name for name in want if (CHINESE_NOTEBOOKS / name).read_bytes() != (built / name).read_bytes()]
+
+    def sources(path: Path) -> list:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        return [(c["cell_type"], c.get("id"), "".join(c["source"])) for c in nb["cells"]]
+
+    stale = [name for name in want if sources(CHINESE_NOTEBOOKS / name) != sources(built / name)]
     assert not stale, f"notebooks/zh/ is stale: {', '.join(stale)} differ from what build writes now: {rebuild}"
+    unrun = [
+        f"{name} cell {c['id']}"
+        for name in want
+        for c in json.loads((CHINESE_NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
+        if c["cell_type"] == "code" and c["execution_count"] is None
+    ]
+    assert not unrun, f"not executed since it was built: {unrun[:5]}: {rebuild}"
     log = json.loads((CHINESE_NOTEBOOKS / i18n.GENERATED_LOG).read_text(encoding="utf-8"))
     for name in want:
-        assert log.get(name) == hashlib.sha256((CHINESE_NOTEBOOKS / name).read_bytes()).hexdigest(), (
+        nb = json.loads((CHINESE_NOTEBOOKS / name).read_text(encoding="utf-8"))
+        assert log.get(name) == i18n.sources_digest(nb), (
             f"notebooks/zh/{i18n.GENERATED_LOG} does not record {name}: {rebuild}"
         )
 
