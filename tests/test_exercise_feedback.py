@@ -104,7 +104,7 @@ def test_takeaway_ends_a_right_answer_and_reaches_the_cell_that_calls_the_checke
             solution="answer = 7",
             check=plain,
             mistakes=(Mistake("answer = 8", "off by one"), Mistake("answer = 3", "values")),
-            takeaway=takeaway,
+            takeaway=lambda: takeaway,
         )
         # The notebook cell runs `nbNN.check_count(answer)`: the module's name now grades with the takeaway.
         for check in (ex.check, module.check_count):
@@ -125,7 +125,7 @@ def test_without_a_takeaway_nothing_is_wrapped() -> None:
     plain = module.check_count
     try:
         ex = Exercise("count", "t", "p", "h", "", "answer = None", "answer = 7", plain, ())
-        assert ex.takeaway == "" and ex.check is plain and module.check_count is plain
+        assert ex.takeaway is None and ex.check is plain and module.check_count is plain
         assert ex.check(7).message == "your answer is right."
     finally:
         del sys.modules[module.__name__]
@@ -134,17 +134,17 @@ def test_without_a_takeaway_nothing_is_wrapped() -> None:
 def test_every_takeaway_is_a_sentence_shown_only_on_the_reference_solution() -> None:
     for nb in exercises.NOTEBOOKS:
         for ex in exercises.exercises(nb):
-            if not ex.takeaway:
+            if ex.takeaway is None:
                 continue
-            assert ex.takeaway.strip() == ex.takeaway and ex.takeaway[-1] in ".?!", (nb, ex.key, ex.takeaway)
+            assert ex.takeaway().strip() == ex.takeaway() and ex.takeaway()[-1] in ".?!", (nb, ex.key, ex.takeaway())
             namespace: dict[str, object] = {"np": np, f"nb{nb}": exercises.module(nb)}
             exec(ex.setup, namespace)
             exec(ex.solution, namespace)
-            assert ex.takeaway in ex.check(namespace["answer"]).message, (nb, ex.key)
+            assert ex.takeaway() in ex.check(namespace["answer"]).message, (nb, ex.key)
             # and the checker the notebook cell calls by name adds it too (compared by what it says: other tests
             # copy exercises with dataclasses.replace, which re-wraps the module's checker)
             by_name = getattr(exercises.module(nb), ex.check.__name__)
-            assert ex.takeaway in by_name(namespace["answer"]).message, (nb, ex.key)
+            assert ex.takeaway() in by_name(namespace["answer"]).message, (nb, ex.key)
 
 
 def test_base_names_its_slips_in_order() -> None:
@@ -163,9 +163,9 @@ def test_every_exercise_ends_a_right_answer_with_its_takeaway() -> None:
     keys = [(nb, ex) for nb in exercises.NOTEBOOKS for ex in exercises.exercises(nb)]
     assert len(keys) >= 30 and {nb for nb, _ in keys} == set(exercises.NOTEBOOKS)
     for nb, ex in keys:
-        assert ex.takeaway.startswith("So "), (nb, ex.key, ex.takeaway)
+        assert ex.takeaway().startswith("So "), (nb, ex.key, ex.takeaway())
         feedback = solved_feedback(nb, ex)
-        assert feedback.ok is True and feedback.message.endswith(" " + ex.takeaway), (nb, ex.key, feedback)
+        assert feedback.ok is True and feedback.message.endswith(" " + ex.takeaway()), (nb, ex.key, feedback)
         # the verdict before it speaks to the learner ("your answer is right."), never "answer is right."
         assert feedback.message.startswith("your "), (nb, ex.key, feedback)
 
@@ -179,13 +179,13 @@ _RAW = re.compile(r"e[-−]1\d|e[+\-−]?0\d|\d\.\d{4,}|\bnan\b")
 def test_takeaways_print_rounded_numbers_with_true_minus_signs() -> None:
     for nb in exercises.NOTEBOOKS:
         for ex in exercises.exercises(nb):
-            assert not _RAW.search(ex.takeaway), (nb, ex.key, ex.takeaway)
+            assert not _RAW.search(ex.takeaway()), (nb, ex.key, ex.takeaway())
             # a negative number is written with U+2212, as in the rest of the text ("−0.88", "−6 … −4")
-            assert not re.search(r"(^|[\s(])-\d", ex.takeaway), (nb, ex.key, ex.takeaway)
+            assert not re.search(r"(^|[\s(])-\d", ex.takeaway()), (nb, ex.key, ex.takeaway())
 
 
 def takeaway(nb: str, key: str) -> str:
-    return next(ex.takeaway for ex in exercises.exercises(nb) if ex.key == key)
+    return next(ex.takeaway() for ex in exercises.exercises(nb) if ex.key == key)
 
 
 def test_takeaway_numbers_agree_with_an_independent_computation() -> None:

@@ -8,7 +8,7 @@ from poslib.exercises import nb12
 
 
 def takeaway(key: str) -> str:
-    return next(ex.takeaway for ex in nb12.EXERCISES if ex.key == key)
+    return next(ex.takeaway() for ex in nb12.EXERCISES if ex.key == key)
 
 
 def test_takeaway_numbers_agree_with_loops():

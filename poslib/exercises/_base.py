@@ -6,6 +6,10 @@ with generic slips: text for a number, a wrong length or shape, a flipped sign, 
 radians, the identity for a permutation, an index shifted by one (pairs 1 … 8 for 0 … 7), the right values in
 the wrong order, the square or square root, a constant factor. A right answer can carry the exercise's
 ``takeaway``, the sentence that answers the question the exercise asked.
+
+Every message is written where it is made, in poslib's language (:mod:`poslib.language`): its English template
+(with named fields) is looked up in the ``exercises`` catalogue, ``_(template).format(**fields)``, and a field that
+holds a phrase of its own ("your answer", a slip's explanation) gets that phrase already looked up.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from poslib.exercises.i18n import compose, translate, translate_message
+from poslib.language import translator
 
 Floats = NDArray[np.float64]
+_ = translator("exercises")
 
 
 @dataclass(frozen=True)
@@ -31,13 +36,9 @@ class Feedback:
     ok: bool | None
     message: str
 
-    def __post_init__(self) -> None:
-        # A message a checker wrote whole (an exercise's diagnosis) in the checkers' language (poslib.exercises.i18n).
-        object.__setattr__(self, "message", translate_message(self.message))
-
     def __repr__(self) -> str:
-        mark = {True: "correct", False: "not yet", None: "not answered yet"}[self.ok]
-        return compose("{mark}: {message}", mark=mark, message=self.message)
+        mark = {True: _("correct"), False: _("not yet"), None: _("not answered yet")}[self.ok]
+        return _("{mark}: {message}").format(mark=mark, message=self.message)
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,9 @@ class Exercise:
     collapsed and is run by the tests, which also run every ``mistakes`` entry and require the checker
     to name it.
 
-    ``takeaway`` (optional) is the sentence a right answer ends with: what the number means for the
-    question the prompt asked ("does any column finish a cycle?"), not a repeat of "right". When it is
+    ``takeaway`` (optional) writes the sentence a right answer ends with: what the number means for the
+    question the prompt asked ("does any column finish a cycle?"), not a repeat of "right". It is a function
+    of no argument, so that the sentence is written in the language current when the answer is checked. When it is
     set, ``check`` is wrapped so that a correct verdict ends with it, and the wrapped checker replaces
     the plain one under its name in its module: the notebook cell calls the checker by that name
     (``nb03.check_wavelengths(answer)``), so it gets the sentence without its code changing.
@@ -72,7 +74,7 @@ class Exercise:
     solution: str
     check: Callable[[Any], Feedback]
     mistakes: tuple[Mistake, ...]
-    takeaway: str = ""
+    takeaway: Callable[[], str] | None = None
 
     def __post_init__(self) -> None:
         if not self.takeaway:
@@ -88,16 +90,19 @@ class Exercise:
             setattr(module, name, wrapped)
 
 
-def with_takeaway(check: Callable[[Any], Feedback], takeaway: str) -> Callable[[Any], Feedback]:
-    """``check`` whose correct verdicts end with ``takeaway``; wrong and unanswered verdicts are unchanged."""
+def with_takeaway(check: Callable[[Any], Feedback], takeaway: Callable[[], str]) -> Callable[[Any], Feedback]:
+    """``check`` whose correct verdicts end with the sentence ``takeaway()`` writes; wrong and unanswered verdicts
+    are unchanged."""
 
     @functools.wraps(check)
     def graded(answer: Any) -> Feedback:
         feedback = check(answer)
-        said = translate(takeaway)
-        if feedback.ok is True and said not in feedback.message:
-            return Feedback(True, compose("{message} {takeaway}", message=feedback.message, takeaway=said))
-        return feedback
+        if feedback.ok is not True:
+            return feedback
+        said = takeaway()
+        if said in feedback.message:
+            return feedback
+        return Feedback(True, _("{message} {takeaway}").format(message=feedback.message, takeaway=said))
 
     # said outright, not recovered through functools' __wrapped__: Exercise rewraps the plain checker (plain_check)
     graded.plain_check = check  # type: ignore[attr-defined]
@@ -113,7 +118,7 @@ def plain_check(check: Callable[[Any], Feedback]) -> Callable[[Any], Feedback]:
 
 def not_answered(what: str) -> Feedback:
     """The verdict for ``answer = None``: the stored notebooks run with every exercise open."""
-    return Feedback(None, compose("replace `answer = None` with {what}.", what=what))
+    return Feedback(None, _("replace `answer = None` with {what}.").format(what=what))
 
 
 Diagnosis = tuple[str, Any]
@@ -159,7 +164,7 @@ def _is_text(answer: Any) -> bool:
 
 def _subject(name: str) -> str:
     """How a message names the learner's value: "your answer", or the variable the exercise asks for."""
-    return "your answer" if name == "answer" else f"`{name}`"
+    return _("your answer") if name == "answer" else f"`{name}`"
 
 
 def _end_slip(got: Floats, want: Floats) -> str | None:
@@ -172,14 +177,14 @@ def _end_slip(got: Floats, want: Floats) -> str | None:
 
     if got.shape[axis] < want.shape[axis]:
         if _close(got, part(want, None, -1), 1e-6, 1e-9):
-            return "the expected values without the last one (did the range stop one short?)"
+            return _("the expected values without the last one (did the range stop one short?)")
         if _close(got, part(want, 1, None), 1e-6, 1e-9):
-            return "the expected values without the first one (did the index start at 1 instead of 0?)"
+            return _("the expected values without the first one (did the index start at 1 instead of 0?)")
     else:
         if _close(part(got, None, -1), want, 1e-6, 1e-9):
-            return "the expected values and one more at the end (did the range include its end?)"
+            return _("the expected values and one more at the end (did the range include its end?)")
         if _close(part(got, 1, None), want, 1e-6, 1e-9):
-            return "the expected values and one more at the start (did the index start at −1?)"
+            return _("the expected values and one more at the start (did the index start at −1?)")
     return None
 
 
@@ -195,18 +200,19 @@ def _shape_message(got_values: Floats, want_values: Floats, name: str) -> str:
         # an end; otherwise "off by one" would name a slip the answer does not show.
         counts = {"who": _subject(name), "got": str(got[0]), "want": str(want[0])}
         if end is not None:
-            return compose("off by one: {who} has {got} entries, expected {want}: {why}", why=end, **counts)
-        return compose("length: {who} has {got} entries, expected {want}", **counts)
+            return _("off by one: {who} has {got} entries, expected {want}: {why}").format(why=end, **counts)
+        return _("length: {who} has {got} entries, expected {want}").format(**counts)
     if len(got) == len(want) and sorted(got) == sorted(want):
-        return compose("shape: {who} has shape {got}, expected {want} (axes in the wrong order?)", **shapes)
+        return _("shape: {who} has shape {got}, expected {want} (axes in the wrong order?)").format(**shapes)
     if end is not None:
-        return compose("off by one: {who} has shape {got}, expected {want} (one entry too many or too few)", **shapes)
+        return _("off by one: {who} has shape {got}, expected {want} (one entry too many or too few)").format(**shapes)
     if int(np.prod(got)) == int(np.prod(want)):
-        return compose(
-            "shape: {who} has shape {got}, expected {want} (the right number of entries, arranged differently)",
+        return _(
+            "shape: {who} has shape {got}, expected {want} (the right number of entries, arranged differently)"
+        ).format(
             **shapes,
         )
-    return compose("shape: {who} has shape {got}, expected {want}", **shapes)
+    return _("shape: {who} has shape {got}, expected {want}").format(**shapes)
 
 
 def check_array(
@@ -232,15 +238,15 @@ def check_array(
     if _is_text(answer):  # before the conversion, which reads "47117.0" as a number and calls it rounding
         if isinstance(answer, str | bytes):
             return Feedback(
-                False, compose("type: {who} is a string, not a number: write the number without quotes", who=who)
+                False, _("type: {who} is a string, not a number: write the number without quotes").format(who=who)
             )
         return Feedback(
-            False, compose("type: {who} holds strings, not numbers: write the numbers without quotes", who=who)
+            False, _("type: {who} holds strings, not numbers: write the numbers without quotes").format(who=who)
         )
     got = _as_floats(answer)
     if got is None:
         return Feedback(
-            False, compose("type: {who} should be numbers, got {type}", who=who, type=type(answer).__name__)
+            False, _("type: {who} should be numbers, got {type}").format(who=who, type=type(answer).__name__)
         )
     slip_rtol = max(rtol, SLIP_RTOL)
     for explanation, wrong in diagnoses:
@@ -249,12 +255,13 @@ def check_array(
     if got.shape != want.shape:
         return Feedback(False, _shape_message(got, want, name))
     if _close(got, want, rtol, atol):
-        return Feedback(True, compose("{who} is right.", who=who))
+        return Feedback(True, _("{who} is right.").format(who=who))
     if not np.all(np.isfinite(got) | np.isinf(want)):
         return Feedback(
             False,
-            compose(
-                "{who} contains inf or nan where the expected value is finite (a division by zero or log of ≤ 0?)",
+            _(
+                "{who} contains inf or nan where the expected value is finite (a division by zero or log of ≤ 0?)"
+            ).format(
                 who=who,
             ),
         )
@@ -292,7 +299,7 @@ def _index_shift(got: Floats, want: Floats, name: str) -> str | None:
 
         if _close(part(want, 0, n - 1), part(want, 1, n), 1e-6, 1e-9):
             continue
-        along = compose(" along axis {axis}", axis=str(axis)) if want.ndim > 1 else ""
+        along = _(" along axis {axis}").format(axis=str(axis)) if want.ndim > 1 else ""
         for got_part, want_part, later in (
             (part(got, 0, n - 1), part(want, 1, n), True),
             (part(got, 1, n), part(want, 0, n - 1), False),
@@ -300,17 +307,16 @@ def _index_shift(got: Floats, want: Floats, name: str) -> str | None:
             if not _close(got_part, want_part, 1e-6, 1e-9):
                 continue
             if later:
-                why = "your entry k is the expected entry k + 1: did the index start at 1 instead of 0?"
+                why = _("your entry k is the expected entry k + 1: did the index start at 1 instead of 0?")
             else:
-                why = "your entry k is the expected entry k − 1: did the index start at −1, one step behind?"
+                why = _("your entry k is the expected entry k − 1: did the index start at −1, one step behind?")
             ratio = _constant_ratio(got, want)
             also = ""
             if ratio is not None:
-                also = compose(
-                    "; in this geometric sequence that is also {ratio} × the expected value", ratio=f"{ratio:.3g}"
+                also = _("; in this geometric sequence that is also {ratio} × the expected value").format(
+                    ratio=f"{ratio:.3g}"
                 )
-            return compose(
-                "off by one: {who} is the expected values shifted by one place{along} ({why}){also}",
+            return _("off by one: {who} is the expected values shifted by one place{along} ({why}){also}").format(
                 who=who,
                 along=along,
                 why=why,
@@ -333,16 +339,18 @@ def _identity(got: Floats, want: Floats, name: str) -> str | None:
             np.all((want == 0) | (want == 1)) and np.all(want.sum(axis=0) == 1) and np.all(want.sum(axis=1) == 1)
         )
         if is_permutation and _close(got, np.eye(n), 1e-6, 1e-9):
-            return compose(
+            return _(
                 "identity: {who} is the identity matrix, the permutation that leaves every row in place; "
-                "the expected one reorders them",
+                "the expected one reorders them"
+            ).format(
                 who=who,
             )
     in_order = np.arange(n, dtype=np.float64)
     if want.ndim == 1 and np.array_equal(np.sort(want), in_order) and _close(got, in_order, 1e-6, 1e-9):
-        return compose(
+        return _(
             "identity: {who} is 0, 1, 2, … in order, the permutation that leaves every entry in place; "
-            "the expected one reorders them",
+            "the expected one reorders them"
+        ).format(
             who=who,
         )
     return None
@@ -355,21 +363,23 @@ def _order(got: Floats, want: Floats, name: str) -> str | None:
         return None
     for axis in range(want.ndim):
         if _close(got, np.flip(want, axis=axis), 1e-6, 1e-9):
-            along = compose(" along axis {axis}", axis=str(axis)) if want.ndim > 1 else ""
-            return compose("order: {who} holds the expected values in reverse order{along}", who=who, along=along)
+            along = _(" along axis {axis}").format(axis=str(axis)) if want.ndim > 1 else ""
+            return _("order: {who} holds the expected values in reverse order{along}").format(who=who, along=along)
     if got.ndim == 1:
         steps = np.diff(got)
         if np.all(steps <= 0):
-            return compose(
-                "order: {who} holds the expected values sorted from largest to smallest, which is not their order",
+            return _(
+                "order: {who} holds the expected values sorted from largest to smallest, which is not their order"
+            ).format(
                 who=who,
             )
         if np.all(steps >= 0):
-            return compose(
-                "order: {who} holds the expected values sorted from smallest to largest, which is not their order",
+            return _(
+                "order: {who} holds the expected values sorted from smallest to largest, which is not their order"
+            ).format(
                 who=who,
             )
-    return compose("order: {who} holds the expected values in a different order", who=who)
+    return _("order: {who} holds the expected values in a different order").format(who=who)
 
 
 def _whole_or_reciprocal(x: float) -> bool:
@@ -388,15 +398,17 @@ def _power(got: Floats, want: Floats, name: str) -> str | None:
     candidates: list[tuple[Floats, str]] = [
         (
             want**2,
-            "square: {who} is the square of the expected value (the factor applied twice, where it acts once?)",
+            _("square: {who} is the square of the expected value (the factor applied twice, where it acts once?)"),
         )
     ]
     if np.all(w >= 0):  # a square root only of an expected value with no negative entry (−inf entries aside)
         candidates.append(
             (
                 np.sqrt(np.abs(want)) * np.sign(want),  # −inf stays −inf (a masked entry), without a warning
-                "square root: {who} is the square root of the expected value (the factor applied once, "
-                "where it acts twice?)",
+                _(
+                    "square root: {who} is the square root of the expected value (the factor applied once, "
+                    "where it acts twice?)"
+                ),
             )
         )
     for power, template in candidates:
@@ -409,7 +421,7 @@ def _power(got: Floats, want: Floats, name: str) -> str | None:
         ratio = _constant_ratio(got, want)
         if ratio is not None and _whole_or_reciprocal(ratio):
             continue
-        return compose(template, who=who)
+        return template.format(who=who)
     return None
 
 
@@ -418,12 +430,12 @@ def _generic_slip(got: Floats, want: Floats, name: str) -> str:
     finite = np.isfinite(want)
     g, w = got[finite], want[finite]
     if _close(-got, want, 1e-6, 1e-9):
-        return compose("sign: {who} is the negative of the expected value", who=who)
+        return _("sign: {who} is the negative of the expected value").format(who=who)
     if got.ndim == 2 and got.shape[0] == got.shape[1] and _close(got.T, want, 1e-6, 1e-9):
-        return compose("transposed: {who} has rows and columns swapped", who=who)
-    for factor, units in ((180 / np.pi, "degrees, expected radians"), (np.pi / 180, "radians, expected degrees")):
+        return _("transposed: {who} has rows and columns swapped").format(who=who)
+    for factor, units in ((180 / np.pi, _("degrees, expected radians")), (np.pi / 180, _("radians, expected degrees"))):
         if np.allclose(g, w * factor, rtol=1e-6, atol=1e-9) and np.any(w != 0):
-            return compose("units: {who} looks like {units}", who=who, units=units)
+            return _("units: {who} looks like {units}").format(who=who, units=units)
     identity = _identity(got, want, name)  # before the shift: np.eye(3) looks like a shifted Π
     if identity is not None:
         return identity
@@ -438,24 +450,24 @@ def _generic_slip(got: Floats, want: Floats, name: str) -> str:
         return power
     ratio = _constant_ratio(got, want)
     if ratio is not None and abs(ratio - 1) < 5e-3:  # "1 × the expected value" would explain nothing
-        return compose(
+        return _(
             "rounding: {who} is {percent} % off the expected value, outside the tolerance; "
-            "compute it rather than typing a rounded number",
+            "compute it rather than typing a rounded number"
+        ).format(
             who=who,
             percent=f"{100 * abs(ratio - 1):.2g}",
         )
     if ratio is not None:
-        return compose(
-            "scale: {who} is {ratio} × the expected value (a missing or extra constant factor?)",
+        return _("scale: {who} is {ratio} × the expected value (a missing or extra constant factor?)").format(
             who=who,
             ratio=f"{ratio:.3g}",
         )
     err = np.abs(got - want)
     err[~finite] = 0.0
     where = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
-    at = compose(" at entry {entry}", entry=", ".join(str(int(i)) for i in where)) if where else ""
-    return compose(
-        "values: {who} differs from the expected value by up to {err}{at}", who=who, err=_plain(float(err.max())), at=at
+    at = _(" at entry {entry}").format(entry=", ".join(str(int(i)) for i in where)) if where else ""
+    return _("values: {who} differs from the expected value by up to {err}{at}").format(
+        who=who, err=_plain(float(err.max())), at=at
     )
 
 
@@ -477,26 +489,25 @@ def check_int(
     who = _subject(name)
     if isinstance(answer, bool) or not isinstance(answer, int | np.integer):
         return Feedback(
-            False, compose("type: {who} should be a whole number, got {type}", who=who, type=type(answer).__name__)
+            False, _("type: {who} should be a whole number, got {type}").format(who=who, type=type(answer).__name__)
         )
     if int(answer) == expected:
-        return Feedback(True, compose("{who} is right.", who=who))
+        return Feedback(True, _("{who} is right.").format(who=who))
     for explanation, wrong in diagnoses:
         if int(answer) == wrong:
             return Feedback(False, explanation)
     if abs(int(answer) - expected) == 1:
-        more = "one more" if int(answer) > expected else "one fewer"
+        more = _("one more") if int(answer) > expected else _("one fewer")
         return Feedback(
             False,
-            compose(
-                "off by one: {who}, {value}, is {more} than the expected count",
+            _("off by one: {who}, {value}, is {more} than the expected count").format(
                 who=who,
                 value=str(int(answer)),
                 more=more,
             ),
         )
     return Feedback(
-        False, compose("values: {who}, {value}, is not the expected count", who=who, value=str(int(answer)))
+        False, _("values: {who}, {value}, is not the expected count").format(who=who, value=str(int(answer)))
     )
 
 
@@ -512,23 +523,36 @@ LOGS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any], str]] = {
 }
 
 
+def _log_words() -> dict[str, str]:
+    """The logarithms' and units' names of :data:`LOGS`, in the current language."""
+    return {
+        "natural log": _("natural log"),
+        "log₂": _("log₂"),
+        "log₁₀": _("log₁₀"),
+        "nats": _("nats"),
+        "bits": _("bits"),
+        "decimal digits": _("decimal digits"),
+    }
+
+
 def log_slips(x: Any, right: str, unit: str, *, inverse: bool = False) -> list[Diagnosis]:
     """The answers computed with the wrong logarithm (or, ``inverse``, the wrong exponential) of ``x``.
 
-    ``right`` names the intended one ("natural log", "log₂" or "log₁₀"); ``unit`` says what it measures.
+    ``right`` names the intended one ("natural log", "log₂" or "log₁₀", a key of :data:`LOGS`); ``unit`` says what
+    it measures, already in the current language.
     """
+    words = _log_words()
     slips = []
     for name, (log, exp, gives) in LOGS.items():
         if name != right:
             wrong = exp(x) if inverse else log(x)
             slips.append(
                 (
-                    compose(
-                        "units: that uses the {log} ({gives}); {unit} need the {right}",
-                        log=name,
-                        gives=gives,
+                    _("units: that uses the {log} ({gives}); {unit} need the {right}").format(
+                        log=words[name],
+                        gives=words[gives],
                         unit=unit,
-                        right=right,
+                        right=words[right],
                     ),
                     wrong,
                 )
@@ -539,9 +563,9 @@ def log_slips(x: Any, right: str, unit: str, *, inverse: bool = False) -> list[D
 def wavelength_slips(i: Any, d: int, base: float) -> list[Diagnosis]:
     """Typical slips when computing λ_i = 2π · base^(2i/d): radians for turns, ω for λ, i for 2i."""
     return [
-        ("units: that is base^(2i/d), tokens per *radian*; a full cycle is 2π radians", base ** (2 * i / d)),
-        ("that is the frequency ω_i (radians per token); the wavelength is 2π/ω_i", base ** (-2 * i / d)),
-        ("exponent: the frequency is base^(−2i/d), with 2i, not i", 2 * np.pi * base ** (i / d)),
+        (_("units: that is base^(2i/d), tokens per *radian*; a full cycle is 2π radians"), base ** (2 * i / d)),
+        (_("that is the frequency ω_i (radians per token); the wavelength is 2π/ω_i"), base ** (-2 * i / d)),
+        (_("exponent: the frequency is base^(−2i/d), with 2i, not i"), 2 * np.pi * base ** (i / d)),
     ]
 
 

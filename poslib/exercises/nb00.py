@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, wavelength_slips
+from ._base import Exercise, Feedback, Mistake, _, check_array, wavelength_slips
 
 D, BASE = 64, 10_000.0
 
@@ -23,9 +23,12 @@ def check_slowest_wavelength(answer: Any) -> Feedback:
     return check_array(
         answer,
         2 * np.pi * BASE ** (2 * i / D),
-        what="the wavelength of pair 31 in tokens (a float)",
+        what=_("the wavelength of pair 31 in tokens (a float)"),
         diagnoses=[
-            ("off by one: the pairs are i = 0 … d/2 − 1, so the slowest is i = 31 (exponent 62/64)", 2 * np.pi * BASE),
+            (
+                _("off by one: the pairs are i = 0 … d/2 − 1, so the slowest is i = 31 (exponent 62/64)"),
+                2 * np.pi * BASE,
+            ),
             *wavelength_slips(i, D, BASE),
         ],
         # 1e-4: the question asks how many tokens, and the takeaway answers "about 47,117" (whole tokens, 5
@@ -41,14 +44,17 @@ def check_rope_angles(answer: Any) -> Feedback:
     return check_array(
         answer,
         100 * theta,
-        what="an array of 32 angles in radians",
+        what=_("an array of 32 angles in radians"),
         diagnoses=[
             (
-                "exponent: θ_i = base^(−2i/d) uses the even indices 0, 2, …, 62 over d",
+                _("exponent: θ_i = base^(−2i/d) uses the even indices 0, 2, …, 62 over d"),
                 100 * BASE ** (-np.arange(32) / D),
             ),
-            ("off by one: the pairs start at i = 0 (θ_0 = 1), not i = 1", 100 * BASE ** (-np.arange(2, D + 2, 2) / D)),
-            ("shape: one angle per *pair*: d/2 = 32 entries, not d = 64", 100 * BASE ** (-np.arange(D) / D)),
+            (
+                _("off by one: the pairs start at i = 0 (θ_0 = 1), not i = 1"),
+                100 * BASE ** (-np.arange(2, D + 2, 2) / D),
+            ),
+            (_("shape: one angle per *pair*: d/2 = 32 entries, not d = 64"), 100 * BASE ** (-np.arange(D) / D)),
         ],
     )
 
@@ -59,18 +65,18 @@ def check_logn(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.maximum(1.0, np.log(N) / np.log(512.0)),
-        what="an array of three factors",
+        what=_("an array of three factors"),
         diagnoses=[
             (
-                "clamp: below the training length the factor stays 1 (max(1, …)); 7/9 would flatten attention",
+                _("clamp: below the training length the factor stays 1 (max(1, …)); 7/9 would flatten attention"),
                 np.log(N) / np.log(512.0),
             ),
             (
-                "inverted: the factor is log N / log L_train, which grows with N",
+                _("inverted: the factor is log N / log L_train, which grows with N"),
                 np.minimum(1.0, np.log(512.0) / np.log(N)),
             ),
             (
-                "that is the ratio of lengths N / L_train; the factor is the ratio of their logarithms",
+                _("that is the ratio of lengths N / L_train; the factor is the ratio of their logarithms"),
                 np.maximum(1.0, N / 512.0),
             ),
         ],
@@ -100,9 +106,18 @@ EXERCISES = (
         solution="answer = 2 * np.pi * base ** (2 * 31 / d)  # ≈ 4.7e4 tokens, far beyond 128",
         check=check_slowest_wavelength,
         takeaway=(
-            f"So the slowest pair needs about {_LAMBDA[-1]:,.0f} tokens per cycle and its columns barely change "
-            f"over the 128 positions drawn; only pairs 0 … {_CYCLING[-1]} (λ up to {_LAMBDA[_CYCLING[-1]]:.0f} "
-            f"tokens), the first {2 * len(_CYCLING)} of the {D} columns, finish a cycle there."
+            lambda: _(
+                "So the slowest pair needs about {slowest:,.0f} tokens per cycle and its columns barely "
+                "change over the 128 positions drawn; only pairs 0 … {last_cycling} (λ up to "
+                "{longest_cycling:.0f} tokens), the first {columns} of the {d} columns, finish a cycle "
+                "there."
+            ).format(
+                slowest=_LAMBDA[-1],
+                last_cycling=_CYCLING[-1],
+                longest_cycling=_LAMBDA[_CYCLING[-1]],
+                columns=2 * len(_CYCLING),
+                d=D,
+            )
         ),
         mistakes=(
             Mistake("answer = base ** (2 * 31 / d)", "2π radians"),
@@ -124,9 +139,17 @@ EXERCISES = (
         solution="answer = m * base ** (-np.arange(0, d, 2) / d)",
         check=check_rope_angles,
         takeaway=(
-            f"So pairs {_UNDER_ONE[0]} … {_UNDER_ONE[-1]} ({len(_UNDER_ONE)} of the {D // 2}) have turned less "
-            f"than one radian at m = 100; pair {_UNDER_ONE[0] - 1} sits at {_ANGLES_100[_UNDER_ONE[0] - 1]:.0f} rad "
-            "exactly, since its θ is base^(−1/2) = 1/100."
+            lambda: _(
+                "So pairs {first} … {last} ({count} of the {pairs}) have turned less than one radian at m "
+                "= 100; pair {pair} sits at {angle:.0f} rad exactly, since its θ is base^(−1/2) = 1/100."
+            ).format(
+                first=_UNDER_ONE[0],
+                last=_UNDER_ONE[-1],
+                count=len(_UNDER_ONE),
+                pairs=D // 2,
+                pair=_UNDER_ONE[0] - 1,
+                angle=_ANGLES_100[_UNDER_ONE[0] - 1],
+            )
         ),
         mistakes=(
             Mistake("answer = m * base ** (-np.arange(d) / d)", "one angle per *pair*"),
@@ -147,9 +170,11 @@ EXERCISES = (
         solution="answer = np.maximum(1.0, np.log(N) / np.log(L_train))",
         check=check_logn,
         takeaway=(
-            f"So the factor stays {_LOGN[0]:g} up to the training length and reaches only {_LOGN[-1]:.3g} at "
-            f"N = {_N_LOGN[-1]:.0f}, {_N_LOGN[-1] / 512:.0f} times L_train: it sharpens attention only past the "
-            "length the model was trained at, and grows with the logarithm of N, not with N."
+            lambda: _(
+                "So the factor stays {short:g} up to the training length and reaches only {long:.3g} at N "
+                "= {n:.0f}, {times:.0f} times L_train: it sharpens attention only past the length the "
+                "model was trained at, and grows with the logarithm of N, not with N."
+            ).format(short=_LOGN[0], long=_LOGN[-1], n=_N_LOGN[-1], times=_N_LOGN[-1] / 512)
         ),
         mistakes=(
             Mistake("answer = np.log(N) / np.log(L_train)", "clamp"),

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Floats, Mistake, arrays_from, check_array
+from ._base import Exercise, Feedback, Floats, Mistake, _, arrays_from, check_array
 
 ORDER = (1, 2, 0)
 
@@ -26,15 +26,15 @@ def check_permuted_weights(answer: Any) -> Feedback:
     return check_array(
         answer,
         weights[idx][:, idx],
-        what="the 3 × 3 weight matrix of the reordered words",
+        what=_("the 3 × 3 weight matrix of the reordered words"),
         diagnoses=[
             (
-                "only the rows moved: each query now also reads its keys in the new order, so permute columns too",
+                _("only the rows moved: each query now also reads its keys in the new order, so permute columns too"),
                 weights[idx],
             ),
-            ("only the columns moved: the queries (rows) are reordered as well", weights[:, idx]),
+            (_("only the columns moved: the queries (rows) are reordered as well"), weights[:, idx]),
             (
-                "layout: that is the inverse permutation; slot m of the new sentence holds old word order[m]",
+                _("layout: that is the inverse permutation; slot m of the new sentence holds old word order[m]"),
                 weights[inverse][:, inverse],
             ),
         ],
@@ -47,9 +47,9 @@ def check_permutation_matrix(answer: Any) -> Feedback:
     return check_array(
         answer,
         eye[list(ORDER)],
-        what="a 3 × 3 matrix of zeros and ones",
+        what=_("a 3 × 3 matrix of zeros and ones"),
         diagnoses=[
-            ("transposed: Πᵀ = Π⁻¹ moves row m to slot order[m]; Π must *pick* row order[m]", eye[list(ORDER)].T)
+            (_("transposed: Πᵀ = Π⁻¹ moves row m to slot order[m]; Π must *pick* row order[m]"), eye[list(ORDER)].T)
         ],
     )
 
@@ -60,16 +60,16 @@ def check_bos_weight(answer: Any) -> Feedback:
     return check_array(
         answer,
         1 / (m + 1),
-        what="an array of 8 weights",
+        what=_("an array of 8 weights"),
         diagnoses=[
-            ("off by one: query m sees m + 1 keys (positions 0 … m), not m + 2", 1 / (m + 2)),
-            ("that is the weight on all the *other* keys together, 1 − 1/(m + 1)", 1 - 1 / (m + 1)),
+            (_("off by one: query m sees m + 1 keys (positions 0 … m), not m + 2"), 1 / (m + 2)),
+            (_("that is the weight on all the *other* keys together, 1 − 1/(m + 1)"), 1 - 1 / (m + 1)),
         ],
     )
 
 
 # The numbers the takeaways quote, from the same problem and formulas as the checkers.
-_A, _ = permutation_problem()
+_A, _order = permutation_problem()
 _BOS = 1 / (np.arange(8) + 1)  # a uniform causal head's weight on token 0, queries m = 0 … 7
 
 
@@ -88,8 +88,11 @@ EXERCISES = (
         solution="idx = list(order)\nanswer = A[idx][:, idx]",
         check=check_permuted_weights,
         takeaway=(
-            f"So the new matrix holds the same weights, moved: 爱 still puts {_A[1, 2]:.3f} on 你 (row 0, column 1 "
-            "now). Without positions attention sees a set of words, and reordering them only relabels its output."
+            lambda: _(
+                "So the new matrix holds the same weights, moved: 爱 still puts {weight:.3f} on 你 (row 0, "
+                "column 1 now). Without positions attention sees a set of words, and reordering them only "
+                "relabels its output."
+            ).format(weight=_A[1, 2])
         ),
         mistakes=(
             Mistake("answer = A[list(order)]", "only the rows moved"),
@@ -110,8 +113,10 @@ EXERCISES = (
         solution="answer = np.eye(3)[list(order)]",
         check=check_permutation_matrix,
         takeaway=(
-            "So Π has one 1 in each row and column: row m is the unit vector e_order[m] (here "
-            f"{', '.join(f'e_{k}' for k in ORDER)}), and Πᵀ = Π⁻¹ undoes the reordering, so A' = Π A Πᵀ."
+            lambda: _(
+                "So Π has one 1 in each row and column: row m is the unit vector e_order[m] (here {rows}), "
+                "and Πᵀ = Π⁻¹ undoes the reordering, so A' = Π A Πᵀ."
+            ).format(rows=_(", ").join(f"e_{k}" for k in ORDER))
         ),
         mistakes=(
             Mistake("answer = np.eye(3)[list(order)].T", "transposed"),
@@ -133,9 +138,11 @@ EXERCISES = (
         solution="answer = 1 / (m + 1)",
         check=check_bos_weight,
         takeaway=(
-            f"So the weight on the first token falls from {_BOS[0]:g} at m = 0 to 1/{round(1 / _BOS[-1])} = "
-            f"{_BOS[-1]:.3f} at m = {len(_BOS) - 1}: it is 1/(m + 1), a function of the position alone, so a causal "
-            "head can recover m without any positional encoding."
+            lambda: _(
+                "So the weight on the first token falls from {first:g} at m = 0 to 1/{keys} = {last:.3f} "
+                "at m = {m}: it is 1/(m + 1), a function of the position alone, so a causal head can "
+                "recover m without any positional encoding."
+            ).format(first=_BOS[0], keys=round(1 / _BOS[-1]), last=_BOS[-1], m=len(_BOS) - 1)
         ),
         mistakes=(
             Mistake("answer = 1 / (m + 2)", "off by one"),

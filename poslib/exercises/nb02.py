@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Floats, Mistake, arrays_from, check_array
+from ._base import Exercise, Feedback, Floats, Mistake, _, arrays_from, check_array
 
 
 def injection_problem() -> tuple[Floats, Floats, np.ndarray[Any, np.dtype[np.int64]]]:
@@ -21,14 +21,17 @@ def check_injection(answer: Any) -> Feedback:
     return check_array(
         answer,
         x + table[pos],
-        what="the 5 × 8 inputs with positions added",
+        what=_("the 5 × 8 inputs with positions added"),
         diagnoses=[
             (
-                "off by one … or five: rows 0 … 4 are positions 0 … 4, but this window starts at position 3",
+                _("off by one … or five: rows 0 … 4 are positions 0 … 4, but this window starts at position 3"),
                 x + table[:5],
             ),
-            ("off by one: row p of the table is position p (no +1)", x + table[pos + 1]),
-            ("shape: injection is addition (same width d), not concatenation", np.concatenate([x, table[pos]], axis=1)),
+            (_("off by one: row p of the table is position p (no +1)"), x + table[pos + 1]),
+            (
+                _("shape: injection is addition (same width d), not concatenation"),
+                np.concatenate([x, table[pos]], axis=1),
+            ),
         ],
     )
 
@@ -47,10 +50,10 @@ def check_similarity(answer: Any) -> Feedback:
     return check_array(
         answer,
         rows @ rows.T,
-        what="the 6 × 6 cosine-similarity matrix",
+        what=_("the 6 × 6 cosine-similarity matrix"),
         diagnoses=[
-            ("not normalised: those are the dot products p_m · p_n; divide each row by its length first", t @ t.T),
-            ("normalised the columns (axis 0); each *row* is a position vector", cols @ cols.T),
+            (_("not normalised: those are the dot products p_m · p_n; divide each row by its length first"), t @ t.T),
+            (_("normalised the columns (axis 0); each *row* is a position vector"), cols @ cols.T),
         ],
     )
 
@@ -60,14 +63,14 @@ def check_untrained_rows(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.arange(24, 32),
-        what="the indices of the untrained rows",
+        what=_("the indices of the untrained rows"),
         diagnoses=[
             (
-                "off by one: training at length 24 uses rows 0 … 23, so row 24 is the first untrained one",
+                _("off by one: training at length 24 uses rows 0 … 23, so row 24 is the first untrained one"),
                 np.arange(25, 32),
             ),
-            ("off by one: the table has rows 0 … 31; row 32 does not exist", np.arange(24, 33)),
-            ("those are the *trained* rows", np.arange(24)),
+            (_("off by one: the table has rows 0 … 31; row 32 does not exist"), np.arange(24, 33)),
+            (_("those are the *trained* rows"), np.arange(24)),
         ],
     )
 
@@ -101,9 +104,11 @@ EXERCISES = (
         solution="answer = x + P_table[positions]",
         check=check_injection,
         takeaway=(
-            f"So the window's first token gets row {_POSITIONS[0]} of P and its last row {_POSITIONS[-1]}: the same "
-            "word gets a different input at every position, and what counts is the position in the text, not the "
-            "slot in the window."
+            lambda: _(
+                "So the window's first token gets row {first} of P and its last row {last}: the same word "
+                "gets a different input at every position, and what counts is the position in the text, "
+                "not the slot in the window."
+            ).format(first=_POSITIONS[0], last=_POSITIONS[-1])
         ),
         mistakes=(
             Mistake("answer = x + P_table[:5]", "starts at position 3"),
@@ -124,9 +129,12 @@ EXERCISES = (
         solution="unit = T / np.linalg.norm(T, axis=1, keepdims=True)\nanswer = unit @ unit.T",
         check=check_similarity,
         takeaway=(
-            f"So S is 1 on the diagonal, and in this random table two different positions have similarities from "
-            f"{_minus(_OFF.min())} to {_OFF.max():.2f}, with nothing making neighbours alike: where a table's "
-            "neighbouring rows are alike, as in the pretrained MiniLM table, training on text made them so."
+            lambda: _(
+                "So S is 1 on the diagonal, and in this random table two different positions have "
+                "similarities from {low} to {high:.2f}, with nothing making neighbours alike: where a "
+                "table's neighbouring rows are alike, as in the pretrained MiniLM table, training on text "
+                "made them so."
+            ).format(low=_minus(_OFF.min()), high=_OFF.max())
         ),
         mistakes=(
             Mistake("answer = T @ T.T", "not normalised"),
@@ -146,9 +154,17 @@ EXERCISES = (
         solution="answer = np.arange(train_len, max_len)",
         check=check_untrained_rows,
         takeaway=(
-            f"So rows {_UNTRAINED[0]} … {_UNTRAINED[-1]}, {len(_UNTRAINED)} of the {MAX_LEN}, are still random: a "
-            f"learned table knows nothing about positions it never saw, so the model has no trained input for a "
-            f"token beyond position {TRAIN_LEN - 1}."
+            lambda: _(
+                "So rows {first} … {last}, {count} of the {max_len}, are still random: a learned table "
+                "knows nothing about positions it never saw, so the model has no trained input for a token "
+                "beyond position {last_trained}."
+            ).format(
+                first=_UNTRAINED[0],
+                last=_UNTRAINED[-1],
+                count=len(_UNTRAINED),
+                max_len=MAX_LEN,
+                last_trained=TRAIN_LEN - 1,
+            )
         ),
         mistakes=(
             Mistake("answer = np.arange(train_len + 1, max_len)", "off by one"),

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, wavelength_slips
+from ._base import Exercise, Feedback, Mistake, _, check_array, wavelength_slips
 
 D, BASE = 16, 10_000.0
 
@@ -17,7 +17,7 @@ def check_wavelengths(answer: Any) -> Feedback:
     return check_array(
         answer,
         2 * np.pi * BASE ** (2 * i / D),
-        what="an array of 8 wavelengths, in tokens",
+        what=_("an array of 8 wavelengths, in tokens"),
         diagnoses=wavelength_slips(i, D, BASE),
     )
 
@@ -29,14 +29,14 @@ def check_shift_matrix(answer: Any) -> Feedback:
     return check_array(
         answer,
         [[c, s], [-s, c]],
-        what="a 2 × 2 matrix",
+        what=_("a 2 × 2 matrix"),
         diagnoses=[
             (
-                "sign: that matrix rotates the other way (it shifts by −Δ); expand sin(a + b) and cos(a + b)",
+                _("sign: that matrix rotates the other way (it shifts by −Δ); expand sin(a + b) and cos(a + b)"),
                 [[c, -s], [s, c]],
             ),
             (
-                "units: np.cos and np.sin take radians; ωΔ = 1.5 rad is not 1.5°",
+                _("units: np.cos and np.sin take radians; ωΔ = 1.5 rad is not 1.5°"),
                 [[np.cos(np.radians(a)), np.sin(np.radians(a))], [-np.sin(np.radians(a)), np.cos(np.radians(a))]],
             ),
         ],
@@ -50,14 +50,14 @@ def check_dot_by_offset(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.cos(np.outer(offset, w)).sum(axis=1),
-        what="an array of 21 dot products",
+        what=_("an array of 21 dot products"),
         diagnoses=[
             (
-                "sin(a)sin(b) + cos(a)cos(b) = cos(a − b): the sines cancel into the cosine, they do not stay",
+                _("sin(a)sin(b) + cos(a)cos(b) = cos(a − b): the sines cancel into the cosine, they do not stay"),
                 np.sin(np.outer(offset, w)).sum(axis=1),
             ),
             (
-                "off by one: the offsets are 0 … 20 (21 values, the first one is 0)",
+                _("off by one: the offsets are 0 … 20 (21 values, the first one is 0)"),
                 np.cos(np.outer(offset + 1, w)).sum(axis=1),
             ),
         ],
@@ -88,9 +88,11 @@ EXERCISES = (
         solution="answer = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)",
         check=check_wavelengths,
         takeaway=(
-            f"So the wavelengths grow by a factor base^(2/d) ≈ {BASE ** (2 / D):.2f} per pair, from "
-            f"{_LAMBDA[0]:.2f} tokens for pair 0 to about {_LAMBDA[-1]:,.0f} for pair {D // 2 - 1}: fast pairs tell "
-            "neighbours apart, slow ones tell far positions apart."
+            lambda: _(
+                "So the wavelengths grow by a factor base^(2/d) ≈ {factor:.2f} per pair, from "
+                "{fastest:.2f} tokens for pair 0 to about {slowest:,.0f} for pair {last_pair}: fast pairs "
+                "tell neighbours apart, slow ones tell far positions apart."
+            ).format(factor=BASE ** (2 / D), fastest=_LAMBDA[0], slowest=_LAMBDA[-1], last_pair=D // 2 - 1)
         ),
         mistakes=(
             Mistake("answer = base ** (2 * np.arange(d // 2) / d)", "units"),
@@ -120,8 +122,11 @@ EXERCISES = (
         solution=("c, s = np.cos(omega * delta), np.sin(omega * delta)\nanswer = np.array([[c, s], [-s, c]])"),
         check=check_shift_matrix,
         takeaway=(
-            f"So M_Δ holds only cos ωΔ and sin ωΔ, with ωΔ = {_OMEGA * _DELTA:g} rad: p appears nowhere, so one "
-            "fixed matrix shifts every position by Δ, which is what lets a linear layer read off offsets."
+            lambda: _(
+                "So M_Δ holds only cos ωΔ and sin ωΔ, with ωΔ = {angle:g} rad: p appears nowhere, so one "
+                "fixed matrix shifts every position by Δ, which is what lets a linear layer read off "
+                "offsets."
+            ).format(angle=_OMEGA * _DELTA)
         ),
         mistakes=(
             Mistake(
@@ -147,10 +152,23 @@ EXERCISES = (
         solution="w = base ** (-np.arange(0, d, 2) / d)\nanswer = np.cos(np.outer(offset, w)).sum(axis=1)",
         check=check_dot_by_offset,
         takeaway=(
-            f"So the dot product is Σ_i cos(ω_i (m − n)), a function of m − n alone; from {_DOT[0]:g} at m = n it "
-            f"already rises again between offsets {_FIRST_RISE} and {_BUMP} ({_DOT[_FIRST_RISE]:.2f} → "
-            f"{_DOT[_BUMP]:.2f}), reaches its smallest value, {_DOT[_DIP]:.2f}, at offset {_DIP} and climbs back to "
-            f"{_DOT[_LATER_MAX]:.2f} at offset {_LATER_MAX}: with d = {D} it is not a monotone measure of distance."
+            lambda: _(
+                "So the dot product is Σ_i cos(ω_i (m − n)), a function of m − n alone; from {start:g} at "
+                "m = n it already rises again between offsets {first_rise} and {bump} ({low:.2f} → "
+                "{bump2:.2f}), reaches its smallest value, {dip:.2f}, at offset {dip2} and climbs back to "
+                "{later:.2f} at offset {later_max}: with d = {d} it is not a monotone measure of distance."
+            ).format(
+                start=_DOT[0],
+                first_rise=_FIRST_RISE,
+                bump=_BUMP,
+                low=_DOT[_FIRST_RISE],
+                bump2=_DOT[_BUMP],
+                dip=_DOT[_DIP],
+                dip2=_DIP,
+                later=_DOT[_LATER_MAX],
+                later_max=_LATER_MAX,
+                d=D,
+            )
         ),
         mistakes=(
             Mistake(

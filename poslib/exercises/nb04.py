@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Floats, Mistake, arrays_from, check_array, check_int
+from ._base import Exercise, Feedback, Floats, Mistake, _, arrays_from, check_array, check_int
 
 
 def expansion_problem() -> tuple[Floats, Floats, Floats, Floats]:
@@ -21,14 +21,14 @@ def check_content_position(answer: Any) -> Feedback:
     return check_array(
         answer,
         (x @ w_q.T) @ (p @ w_k.T).T,
-        what="the 6 × 6 content→position term",
+        what=_("the 6 × 6 content→position term"),
         diagnoses=[
             (
-                "swapped: that is position→content, (W_q p_m)ᵀ (W_k x_n); the *query* side carries the content here",
+                _("swapped: that is position→content, (W_q p_m)ᵀ (W_k x_n); the *query* side carries the content here"),
                 (p @ w_q.T) @ (x @ w_k.T).T,
             ),
             (
-                "that is the full score (all four terms); keep content on the query side, position on the key side",
+                _("that is the full score (all four terms); keep content on the query side, position on the key side"),
                 ((x + p) @ w_q.T) @ ((x + p) @ w_k.T).T,
             ),
         ],
@@ -40,13 +40,16 @@ def check_exact_buckets(answer: Any) -> Feedback:
     return check_int(
         answer,
         8,
-        what="a whole number",
+        what=_("a whole number"),
         diagnoses=[
             (
-                "that is the number of buckets per direction; only half of those are exact, the rest are logarithmic",
+                _(
+                    "that is the number of buckets per direction; only half of those are exact, the rest are "
+                    "logarithmic"
+                ),
                 16,
             ),
-            ("that is all the buckets; bidirectional splits them by direction first, then exact/log", 32),
+            (_("that is all the buckets; bidirectional splits them by direction first, then exact/log"), 32),
         ],
     )
 
@@ -57,12 +60,12 @@ def check_deberta_delta(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.clip(m_minus_n + k, 0, 2 * k - 1),
-        what="13 table rows, one per m − n",
+        what=_("13 table rows, one per m − n"),
         diagnoses=[
-            ("no clipping: the table has only 2κ rows, 0 … 2κ − 1", m_minus_n + k),
-            ("off by one: the last row is 2κ − 1 = 7, not 2κ", np.clip(m_minus_n + k, 0, 2 * k)),
+            (_("no clipping: the table has only 2κ rows, 0 … 2κ − 1"), m_minus_n + k),
+            (_("off by one: the last row is 2κ − 1 = 7, not 2κ"), np.clip(m_minus_n + k, 0, 2 * k)),
             (
-                "sign: DeBERTa's offset is query − key, m − n; the row is (m − n) + κ, not κ − (m − n)",
+                _("sign: DeBERTa's offset is query − key, m − n; the row is (m − n) + κ, not κ − (m − n)"),
                 np.clip(k - m_minus_n, 0, 2 * k - 1),
             ),
         ],
@@ -101,9 +104,11 @@ EXERCISES = (
         solution="answer = (x @ W_q.T) @ (p @ W_k.T).T",
         check=check_content_position,
         takeaway=(
-            "So row m of this term depends only on the content x_m and column n only on the position p_n: it "
-            "is how much query m's *word* cares where key n sits, one of the four terms the score of x + p splits "
-            "into, and the one relative schemes rewrite with m − n in place of p_n."
+            lambda: _(
+                "So row m of this term depends only on the content x_m and column n only on the position p_n: it "
+                "is how much query m's *word* cares where key n sits, one of the four terms the score of x + p splits "
+                "into, and the one relative schemes rewrite with m − n in place of p_n."
+            )
         ),
         mistakes=(
             Mistake("answer = (p @ W_q.T) @ (x @ W_k.T).T", "swapped"),
@@ -124,10 +129,12 @@ EXERCISES = (
         solution="answer = num_buckets // 2 // 2",
         check=check_exact_buckets,
         takeaway=(
-            f"So keys 0 … {_EXACT - 1} tokens before the query get a bucket each, and so do keys 1 … {_EXACT - 1} "
-            f"after it (that side's first bucket stays empty: distance 0 counts as before); the other "
-            f"{_PER_DIRECTION - _EXACT} of the {_PER_DIRECTION} buckets per direction cover all larger distances "
-            "on a log scale: near keys are told apart exactly, far ones only roughly."
+            lambda: _(
+                "So keys 0 … {last_exact} tokens before the query get a bucket each, and so do keys 1 … "
+                "{last_exact} after it (that side's first bucket stays empty: distance 0 counts as "
+                "before); the other {logarithmic} of the {per_direction} buckets per direction cover all "
+                "larger distances on a log scale: near keys are told apart exactly, far ones only roughly."
+            ).format(last_exact=_EXACT - 1, logarithmic=_PER_DIRECTION - _EXACT, per_direction=_PER_DIRECTION)
         ),
         mistakes=(
             Mistake("answer = num_buckets // 2", "per direction"),
@@ -151,9 +158,16 @@ EXERCISES = (
         solution="answer = np.clip(m_minus_n + kappa, 0, 2 * kappa - 1)",
         check=check_deberta_delta,
         takeaway=(
-            f"So offsets {_span(_FIRST_ROW)} share row 0 and {_span(_LAST_ROW)} share row {2 * _KAPPA - 1}; only "
-            f"{_span(_OWN)} get a row of their own: beyond κ = {_KAPPA} DeBERTa knows the direction of a key, "
-            "not its distance."
+            lambda: _(
+                "So offsets {first_row} share row 0 and {last_row} share row {last}; only {own} get a row "
+                "of their own: beyond κ = {kappa} DeBERTa knows the direction of a key, not its distance."
+            ).format(
+                first_row=_span(_FIRST_ROW),
+                last_row=_span(_LAST_ROW),
+                last=2 * _KAPPA - 1,
+                own=_span(_OWN),
+                kappa=_KAPPA,
+            )
         ),
         mistakes=(
             Mistake("answer = m_minus_n + kappa", "no clipping"),

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, not_answered
+from ._base import Exercise, Feedback, Mistake, _, check_array, not_answered
 
 D, PAIR, LAST = 128, 20, 4095
 
@@ -22,23 +22,23 @@ def check_never_turn_base(answer: Any) -> Feedback:
     return check_array(
         answer,
         _base_for(PAIR, LAST),
-        what="the smallest base, a float",
+        what=_("the smallest base, a float"),
         diagnoses=[
             (
-                "off by one: positions run 0 … 4095, so the largest angle is 4095·θ_20, not 4096·θ_20",
+                _("off by one: positions run 0 … 4095, so the largest angle is 4095·θ_20, not 4096·θ_20"),
                 _base_for(PAIR, LAST + 1),
             ),
             (
-                "exponent: θ_i = b^(−2i/d), with 2i; solving it gives b = (4095/2π)^(d/(2i))",
+                _("exponent: θ_i = b^(−2i/d), with 2i; solving it gives b = (4095/2π)^(d/(2i))"),
                 _base_for(PAIR // 2, LAST),
             ),
-            ("units: a full turn is 2π radians, not 1", _base_for(PAIR, LAST, 1.0)),
+            (_("units: a full turn is 2π radians, not 1"), _base_for(PAIR, LAST, 1.0)),
             (
-                "off by one: that is the base for pair 19 or 21; the pairs are numbered from 0",
+                _("off by one: that is the base for pair 19 or 21; the pairs are numbered from 0"),
                 _base_for(PAIR - 1, LAST),
             ),
             (
-                "off by one: that is the base for pair 19 or 21; the pairs are numbered from 0",
+                _("off by one: that is the base for pair 19 or 21; the pairs are numbered from 0"),
                 _base_for(PAIR + 1, LAST),
             ),
         ],
@@ -55,9 +55,11 @@ def _perm(d: int) -> np.ndarray[Any, np.dtype[np.int64]]:
 def check_to_half(answer: Any) -> Feedback:
     """A function that turns interleaved-layout features (…, d) into the half layout."""
     if answer is None:
-        return not_answered("a function `to_half(v)`")
+        return not_answered(_("a function `to_half(v)`"))
     if not callable(answer):
-        return Feedback(False, f"type: answer should be a function of v, got {type(answer).__name__}")
+        return Feedback(
+            False, _("type: answer should be a function of v, got {type}").format(type=type(answer).__name__)
+        )
     to_half: Callable[[Any], Any] = answer
     rng = np.random.default_rng(5)
     for shape in [(3, 16), (2, 4, 8)]:
@@ -67,23 +69,38 @@ def check_to_half(answer: Any) -> Feedback:
         try:
             got = np.asarray(to_half(v.copy()), dtype=np.float64)
         except Exception as err:  # the learner's function may fail in any way; say how
-            return Feedback(False, f"your function raised {type(err).__name__}: {err} (on an input of shape {shape})")
+            return Feedback(
+                False,
+                _("your function raised {type}: {err} (on an input of shape {shape})").format(
+                    type=type(err).__name__, err=err, shape=shape
+                ),
+            )
         if got.shape != v.shape:
-            return Feedback(False, f"shape: to_half must keep the shape {shape}, got {got.shape}")
+            return Feedback(
+                False, _("shape: to_half must keep the shape {shape}, got {got}").format(shape=shape, got=got.shape)
+            )
         if np.array_equal(got, v[..., perm]):
             continue
         if np.array_equal(got, v):
-            return Feedback(False, "layout: the features came back unchanged; the pairs (0,1), (2,3), … must be split")
+            return Feedback(
+                False, _("layout: the features came back unchanged; the pairs (0,1), (2,3), … must be split")
+            )
         if np.array_equal(got, v[..., np.argsort(perm)]):
-            return Feedback(False, "layout: that is the inverse, half → interleaved; the first half holds 0, 2, 4, …")
+            return Feedback(
+                False, _("layout: that is the inverse, half → interleaved; the first half holds 0, 2, 4, …")
+            )
         if np.array_equal(got, v[..., np.concatenate([np.arange(1, d, 2), np.arange(0, d, 2)])]):
             return Feedback(
-                False, "layout: the halves are swapped; the first half holds the first element of each pair"
+                False, _("layout: the halves are swapped; the first half holds the first element of each pair")
             )
         if sorted(got.ravel().tolist()) == sorted(v.ravel().tolist()):
-            return Feedback(False, "layout: the features are moved along the wrong axis; the layout is the last axis")
-        return Feedback(False, f"values: to_half(v) is not a reordering of v's features (input shape {shape})")
-    return Feedback(True, "your to_half is right.")
+            return Feedback(
+                False, _("layout: the features are moved along the wrong axis; the layout is the last axis")
+            )
+        return Feedback(
+            False, _("values: to_half(v) is not a reordering of v's features (input shape {shape})").format(shape=shape)
+        )
+    return Feedback(True, _("your to_half is right."))
 
 
 def check_rotated_pair(answer: Any) -> Feedback:
@@ -96,18 +113,20 @@ def check_rotated_pair(answer: Any) -> Feedback:
     return check_array(
         answer,
         rot(a),
-        what="the rotated pair, 2 numbers",
+        what=_("the rotated pair, 2 numbers"),
         diagnoses=[
-            ("sign: that rotates clockwise, by −mθ; RoPE's R(mθ) turns counter-clockwise", rot(-a)),
-            ("units: np.cos and np.sin take radians; mθ = 1.5 rad, not 1.5°", rot(np.radians(a))),
+            (_("sign: that rotates clockwise, by −mθ; RoPE's R(mθ) turns counter-clockwise"), rot(-a)),
+            (_("units: np.cos and np.sin take radians; mθ = 1.5 rad, not 1.5°"), rot(np.radians(a))),
             (
-                f"units: np.cos and np.sin take radians; np.degrees turned mθ = {a:g} rad into {np.degrees(a):.1f}, "
-                f"which they read as {np.degrees(a):.1f} radians",
+                _(
+                    "units: np.cos and np.sin take radians; np.degrees turned mθ = {a:g} rad into "
+                    "{degrees:.1f}, which they read as {degrees:.1f} radians"
+                ).format(a=a, degrees=np.degrees(a)),
                 rot(np.degrees(a)),
             ),
-            ("off by one: the position is m = 6, the angle 6θ", rot(a + 0.25)),
-            ("order: your x and y are swapped; the pair is (x, y), x first", rot(a)[::-1]),
-            ("order: that rotates (1, 2); q = (2, 1) has x = 2 and y = 1, in that order", rot(a, q[::-1])),
+            (_("off by one: the position is m = 6, the angle 6θ"), rot(a + 0.25)),
+            (_("order: your x and y are swapped; the pair is (x, y), x first"), rot(a)[::-1]),
+            (_("order: that rotates (1, 2); q = (2, 1) has x = 2 and y = 1, in that order"), rot(a, q[::-1])),
         ],
     )
 
@@ -144,9 +163,17 @@ EXERCISES = (
         solution="answer = (last / (2 * np.pi)) ** (d / (2 * pair))  # ≈ 1.01e9",
         check=check_never_turn_base,
         takeaway=(
-            f"So the base must be about {_sci(_NEVER_TURN)}, {_sci(_NEVER_TURN / 10_000)} times 10 000; at base "
-            f"10 000 pair {PAIR} turns {_TURNS_AT_10K:.1f} times by position {LAST}. Which pairs never complete a "
-            "turn is set by the base, the knob that NTK-aware scaling and Llama 3's base 500 000 turn."
+            lambda: _(
+                "So the base must be about {base}, {times} times 10 000; at base 10 000 pair {pair} turns "
+                "{turns:.1f} times by position {last}. Which pairs never complete a turn is set by "
+                "the base, the knob that NTK-aware scaling and Llama 3's base 500 000 turn."
+            ).format(
+                base=_sci(_NEVER_TURN),
+                times=_sci(_NEVER_TURN / 10_000),
+                pair=PAIR,
+                turns=_TURNS_AT_10K,
+                last=LAST,
+            )
         ),
         mistakes=(
             Mistake("answer = (4096 / (2 * np.pi)) ** (d / (2 * pair))", "off by one"),
@@ -173,9 +200,11 @@ EXERCISES = (
         ),
         check=check_to_half,
         takeaway=(
-            f"So the half layout is one fixed reordering of the features ({', '.join(map(str, _HALF_ORDER))} for "
-            "d = 8): a model stored in one layout runs in the other, with the same scores, once the output "
-            "features of W_q and W_k are permuted the same way."
+            lambda: _(
+                "So the half layout is one fixed reordering of the features ({order} for d = 8): a model "
+                "stored in one layout runs in the other, with the same scores, once the output features of "
+                "W_q and W_k are permuted the same way."
+            ).format(order=_(", ").join(map(str, _HALF_ORDER)))
         ),
         mistakes=(
             Mistake("answer = lambda v: np.concatenate([v[..., 1::2], v[..., 0::2]], axis=-1)", "halves are swapped"),
@@ -203,8 +232,10 @@ EXERCISES = (
         solution=("a = m * theta\nanswer = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ q"),
         check=check_rotated_pair,
         takeaway=(
-            f"So q turns to {_ROTATED_TEXT}: its length stays {np.linalg.norm(_Q):.3f} (√5) and its "
-            f"direction moves counter-clockwise by mθ = {_ANGLE:g} rad, about {np.degrees(_ANGLE):.0f}°."
+            lambda: _(
+                "So q turns to {rotated_text}: its length stays {length:.3f} (√5) and its direction moves "
+                "counter-clockwise by mθ = {angle:g} rad, about {degrees:.0f}°."
+            ).format(rotated_text=_ROTATED_TEXT, length=np.linalg.norm(_Q), angle=_ANGLE, degrees=np.degrees(_ANGLE))
         ),
         mistakes=(
             Mistake("a = m * theta\nanswer = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]) @ q", "sign"),

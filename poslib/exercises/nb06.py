@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, check_int, log_slips
+from ._base import Exercise, Feedback, Mistake, _, check_array, check_int, log_slips
 
 D, BASE, L = 128, 10_000.0, 2048
 
@@ -23,13 +23,15 @@ def check_slow_pairs(answer: Any) -> Feedback:
     return check_int(
         answer,
         expected,
-        what="a whole number of pairs",
+        what=_("a whole number of pairs"),
         diagnoses=[
             (
-                f"that counts the pairs that *do* complete a turn; the question asks for the other {expected}",
+                _("that counts the pairs that *do* complete a turn; the question asks for the other {expected}").format(
+                    expected=expected
+                ),
                 D // 2 - expected,
             ),
-            ("that counts features, not pairs: d/2 = 64 pairs, each with two features", 2 * expected),
+            (_("that counts features, not pairs: d/2 = 64 pairs, each with two features"), 2 * expected),
         ],
     )
 
@@ -40,14 +42,17 @@ def check_ntk_base(answer: Any) -> Feedback:
     return check_array(
         answer,
         BASE * s ** (D / (D - 2)),
-        what="the new base, a float",
+        what=_("the new base, a float"),
         diagnoses=[
             (
-                "exponent: base · s alone leaves the slowest pair slightly faster than PI; the exponent is d/(d − 2)",
+                _(
+                    "exponent: base · s alone leaves the slowest pair slightly faster than PI; the exponent is d/(d − "
+                    "2)"
+                ),
                 BASE * s,
             ),
-            ("exponent: inverted; it is d/(d − 2) (slightly above 1), not (d − 2)/d", BASE * s ** ((D - 2) / D)),
-            ("that is the base divided by the factor; NTK-aware scaling *raises* the base", BASE / s),
+            (_("exponent: inverted; it is d/(d − 2) (slightly above 1), not (d − 2)/d"), BASE * s ** ((D - 2) / D)),
+            (_("that is the base divided by the factor; NTK-aware scaling *raises* the base"), BASE / s),
         ],
     )
 
@@ -58,8 +63,8 @@ def check_uniform_entropy(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.log(N),
-        what="three entropies, in nats",
-        diagnoses=log_slips(N, "natural log", "entropies in nats"),
+        what=_("three entropies, in nats"),
+        diagnoses=log_slips(N, "natural log", _("entropies in nats")),
     )
 
 
@@ -88,9 +93,11 @@ EXERCISES = (
         solution="wavelength = 2 * np.pi * base ** (2 * np.arange(d // 2) / d)\nanswer = int(np.sum(wavelength > L))",
         check=check_slow_pairs,
         takeaway=(
-            f"So {len(_SLOW)} of the {D // 2} pairs, {_SLOW[0]} … {_SLOW[-1]} (wavelengths from "
-            f"{_LAMBDA[_SLOW[0]]:,.0f} tokens up), never complete a turn in training: past L = {L} their angles "
-            "are ones the model never saw, the gap PI, NTK-aware scaling and YaRN each close in their own way."
+            lambda: _(
+                "So {count} of the {pairs} pairs, {first} … {last} (wavelengths from {wavelength:,.0f} "
+                "tokens up), never complete a turn in training: past L = {l} their angles are ones the "
+                "model never saw, the gap PI, NTK-aware scaling and YaRN each close in their own way."
+            ).format(count=len(_SLOW), pairs=D // 2, first=_SLOW[0], last=_SLOW[-1], wavelength=_LAMBDA[_SLOW[0]], l=L)
         ),
         mistakes=(
             Mistake(
@@ -121,9 +128,11 @@ EXERCISES = (
         solution="answer = base * s ** (d / (d - 2))",
         check=check_ntk_base,
         takeaway=(
-            f"So the base rises from {BASE:,.0f} to about {_NTK:,.0f}, {_NTK / BASE:.3g} times, a little more "
-            f"than s = {_S:g}: pair 0 keeps its frequency, the slowest pair is slowed {_SLOWEST_RATIO:.3g} times "
-            "like PI, and the pairs between are slowed by less."
+            lambda: _(
+                "So the base rises from {base:,.0f} to about {ntk:,.0f}, {times:.3g} times, a little more "
+                "than s = {s:g}: pair 0 keeps its frequency, the slowest pair is slowed "
+                "{slowest_ratio:.3g} times like PI, and the pairs between are slowed by less."
+            ).format(base=BASE, ntk=_NTK, times=_NTK / BASE, s=_S, slowest_ratio=_SLOWEST_RATIO)
         ),
         mistakes=(
             Mistake("answer = base * s", "exponent"),
@@ -144,9 +153,10 @@ EXERCISES = (
         solution="answer = np.log(N)",
         check=check_uniform_entropy,
         takeaway=(
-            f"So the ceiling is {', '.join(f'{h:.2f}' for h in _H_UNIFORM)} nats, ln 8 ≈ {np.log(8):.2f} more for "
-            "each 8 times more keys: a longer sequence lets attention spread wider, the dilution that log-n "
-            "scaling counters."
+            lambda: _(
+                "So the ceiling is {ceilings} nats, ln 8 ≈ {gain:.2f} more for each 8 times more keys: a "
+                "longer sequence lets attention spread wider, the dilution that log-n scaling counters."
+            ).format(ceilings=_(", ").join(f"{h:.2f}" for h in _H_UNIFORM), gain=np.log(8))
         ),
         mistakes=(
             Mistake("answer = np.log2(N)", "bits"),

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array
+from ._base import Exercise, Feedback, Mistake, _, check_array
 
 
 def _power_of_two(n: int) -> np.ndarray[Any, np.dtype[np.float64]]:
@@ -19,10 +19,10 @@ def check_slopes_8(answer: Any) -> Feedback:
     return check_array(
         answer,
         want,
-        what="8 slopes, head 1 first",
+        what=_("8 slopes, head 1 first"),
         diagnoses=[
-            ("off by one: h runs 1 … n_h, so the first slope is 1/2, not 1", 2.0 ** (-np.arange(8))),
-            ("order: head 1 has the steepest slope, 1/2; the list falls from there", want[::-1]),
+            (_("off by one: h runs 1 … n_h, so the first slope is 1/2, not 1"), 2.0 ** (-np.arange(8))),
+            (_("order: head 1 has the steepest slope, 1/2; the list falls from there"), want[::-1]),
         ],
     )
 
@@ -33,15 +33,15 @@ def check_slopes_12(answer: Any) -> Feedback:
     return check_array(
         answer,
         want,
-        what="12 slopes",
+        what=_("12 slopes"),
         diagnoses=[
-            ("that is 2^(−8h/n_h) with n_h = 12; the paper uses it only for powers of two", _power_of_two(12)),
+            (_("that is 2^(−8h/n_h) with n_h = 12; the paper uses it only for powers of two"), _power_of_two(12)),
             (
-                "those extra slopes repeat the first 8 (2^−1, 2^−2, …); take the *other* half of the 16-head list",
+                _("those extra slopes repeat the first 8 (2^−1, 2^−2, …); take the *other* half of the 16-head list"),
                 np.concatenate([_power_of_two(8), _power_of_two(16)[1::2][:4]]),
             ),
             (
-                "that is the first 12 of the 16-head list; the paper keeps all 8 power-of-two slopes first",
+                _("that is the first 12 of the 16-head list; the paper keeps all 8 power-of-two slopes first"),
                 _power_of_two(16)[:12],
             ),
         ],
@@ -56,18 +56,18 @@ def check_causal_bias(answer: Any) -> Feedback:
     return check_array(
         answer,
         causal,
-        what="a 5 × 5 matrix with -np.inf above the diagonal",
+        what=_("a 5 × 5 matrix with -np.inf above the diagonal"),
         diagnoses=[
             (
-                "no mask: that is the symmetric (bidirectional) bias; a causal query must not see later keys (−inf)",
+                _("no mask: that is the symmetric (bidirectional) bias; a causal query must not see later keys (−inf)"),
                 bias,
             ),
             (
-                "mask: future keys get −inf, not 0 (0 is a bias that still lets them be attended)",
+                _("mask: future keys get −inf, not 0 (0 is a bias that still lets them be attended)"),
                 np.where(n <= m, bias, 0.0),
             ),
-            ("sign: a farther key gets a *smaller* score, −μ·(m − n) ≤ 0", np.where(n <= m, -bias, -np.inf)),
-            ("transposed: the mask is above the diagonal (keys n > m), with rows = queries", causal.T),
+            (_("sign: a farther key gets a *smaller* score, −μ·(m − n) ≤ 0"), np.where(n <= m, -bias, -np.inf)),
+            (_("transposed: the mask is above the diagonal (keys n > m), with rows = queries"), causal.T),
         ],
     )
 
@@ -89,9 +89,11 @@ EXERCISES = (
         solution="answer = 2.0 ** (-8 * np.arange(1, n_heads + 1) / n_heads)",
         check=check_slopes_8,
         takeaway=(
-            f"So the slopes halve from head to head, {_SLOPES_8[0]:g} down to 1/{1 / _SLOPES_8[-1]:.0f}: head 1 "
-            f"loses one unit of score per {1 / _SLOPES_8[0]:.0f} tokens of distance and attends locally, head 8 "
-            f"only per {1 / _SLOPES_8[-1]:.0f} tokens and looks far back."
+            lambda: _(
+                "So the slopes halve from head to head, {first:g} down to 1/{last_inverse:.0f}: head 1 "
+                "loses one unit of score per {first_inverse:.0f} tokens of distance and attends locally, "
+                "head 8 only per {last_inverse:.0f} tokens and looks far back."
+            ).format(first=_SLOPES_8[0], last_inverse=1 / _SLOPES_8[-1], first_inverse=1 / _SLOPES_8[0])
         ),
         mistakes=(
             Mistake("answer = 2.0 ** (-8 * np.arange(n_heads) / n_heads)", "off by one"),
@@ -119,10 +121,16 @@ EXERCISES = (
         ),
         check=check_slopes_12,
         takeaway=(
-            f"So heads 9 … 12 get {', '.join(f'{mu:.3f}' for mu in _EXTRA_12)}, each geometrically halfway between "
-            f"two neighbours of the list 1, {_SLOPES_8[0]:g}, …, 1/{1 / _SLOPES_8[-1]:.0f} ({_EXTRA_12[0]:.3f} between "
-            f"1 and {_SLOPES_8[0]:g}): the 12 heads span {_EXTRA_12[0]:.3f} … 1/{1 / _SLOPES_8[-1]:.0f} without "
-            "repeating a slope."
+            lambda: _(
+                "So heads 9 … 12 get {extra}, each geometrically halfway between two neighbours of the "
+                "list 1, {first:g}, …, 1/{last_inverse:.0f} ({first_extra:.3f} between 1 and {first:g}): "
+                "the 12 heads span {first_extra:.3f} … 1/{last_inverse:.0f} without repeating a slope."
+            ).format(
+                extra=_(", ").join(f"{mu:.3f}" for mu in _EXTRA_12),
+                first=_SLOPES_8[0],
+                last_inverse=1 / _SLOPES_8[-1],
+                first_extra=_EXTRA_12[0],
+            )
         ),
         mistakes=(
             Mistake("answer = 2.0 ** (-8 * np.arange(1, 13) / 12)", "powers of two"),
@@ -156,9 +164,11 @@ EXERCISES = (
         ),
         check=check_causal_bias,
         takeaway=(
-            f"So the last query (m = {_LAST_QUERY}) adds −{_MU * _LAST_QUERY:g} to its score on key 0 and 0 on "
-            "itself: the penalty grows linearly with distance, and −inf gives future keys weight exactly 0 after "
-            "the softmax."
+            lambda: _(
+                "So the last query (m = {last_query}) adds −{bias:g} to its score on key 0 and 0 on "
+                "itself: the penalty grows linearly with distance, and −inf gives future keys weight "
+                "exactly 0 after the softmax."
+            ).format(last_query=_LAST_QUERY, bias=_MU * _LAST_QUERY)
         ),
         mistakes=(
             Mistake("m, n = np.arange(N)[:, None], np.arange(N)[None, :]\nanswer = -mu * np.abs(m - n)", "no mask"),

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, log_slips
+from ._base import Exercise, Feedback, Mistake, _, check_array, log_slips
 
 CE = np.array([1.2, 2.0, 3.5])
 LOGITS, TARGET = np.array([2.0, -1.0, 0.5, 1.5, 0.0]), 3
@@ -18,8 +18,8 @@ def check_perplexity(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.exp(CE),
-        what="three perplexities",
-        diagnoses=log_slips(CE, "natural log", "the lab's losses (nats)", inverse=True),
+        what=_("three perplexities"),
+        diagnoses=log_slips(CE, "natural log", _("the lab's losses (nats)"), inverse=True),
     )
 
 
@@ -28,8 +28,8 @@ def check_bits_per_byte(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.log2(PPL),
-        what="three values in bits per byte",
-        diagnoses=log_slips(PPL, "log₂", "bits"),
+        what=_("three values in bits per byte"),
+        diagnoses=log_slips(PPL, "log₂", _("bits")),
     )
 
 
@@ -39,12 +39,12 @@ def check_cross_entropy(answer: Any) -> Feedback:
     return check_array(
         answer,
         -log_softmax[TARGET],
-        what="one number, in nats",
+        what=_("one number, in nats"),
         diagnoses=[
-            ("not normalised: −z[t] skips the softmax; subtract log Σ exp(z) first", -LOGITS[TARGET]),
-            ("sign: that is log p(t) ≤ 0; the loss is its negative", log_softmax[TARGET]),
-            ("units: that is in bits (log₂); the lab's loss is in nats", -log_softmax[TARGET] / np.log(2)),
-            ("that is p(t) itself; the loss is −log p(t)", np.exp(log_softmax[TARGET])),
+            (_("not normalised: −z[t] skips the softmax; subtract log Σ exp(z) first"), -LOGITS[TARGET]),
+            (_("sign: that is log p(t) ≤ 0; the loss is its negative"), log_softmax[TARGET]),
+            (_("units: that is in bits (log₂); the lab's loss is in nats"), -log_softmax[TARGET] / np.log(2)),
+            (_("that is p(t) itself; the loss is −log p(t)"), np.exp(log_softmax[TARGET])),
         ],
     )
 
@@ -69,9 +69,15 @@ EXERCISES = (
         solution="answer = np.exp(ce)",
         check=check_perplexity,
         takeaway=(
-            f"So the perplexities are about {', '.join(f'{p:.1f}' for p in _PPL_OF_CE)}: each run is as unsure as "
-            f"a uniform choice among that many bytes, and {CE[2] - CE[1]:g} nats more loss multiplies the "
-            f"perplexity by e^{CE[2] - CE[1]:g} ≈ {np.exp(CE[2] - CE[1]):.1f}."
+            lambda: _(
+                "So the perplexities are about {perplexities}: each run is as unsure as a uniform choice "
+                "among that many bytes, and {more:g} nats more loss multiplies the perplexity by "
+                "e^{more:g} ≈ {factor:.1f}."
+            ).format(
+                perplexities=_(", ").join(f"{p:.1f}" for p in _PPL_OF_CE),
+                more=CE[2] - CE[1],
+                factor=np.exp(CE[2] - CE[1]),
+            )
         ),
         mistakes=(
             Mistake("answer = 2.0**ce", "units"),
@@ -92,8 +98,10 @@ EXERCISES = (
         solution="answer = -(z[t] - np.log(np.exp(z).sum()))",
         check=check_cross_entropy,
         takeaway=(
-            f"So this prediction costs about {_LOSS:.2f} nats (p(t) = {np.exp(-_LOSS):.2f}), below the "
-            f"ln {len(LOGITS)} ≈ {np.log(len(LOGITS)):.2f} of a uniform guess and above the 0 of a certain one."
+            lambda: _(
+                "So this prediction costs about {loss:.2f} nats (p(t) = {p:.2f}), below the ln {vocab} ≈ "
+                "{uniform:.2f} of a uniform guess and above the 0 of a certain one."
+            ).format(loss=_LOSS, p=np.exp(-_LOSS), vocab=len(LOGITS), uniform=np.log(len(LOGITS)))
         ),
         mistakes=(
             Mistake("answer = -z[t]", "not normalised"),
@@ -115,9 +123,16 @@ EXERCISES = (
         solution="answer = np.log2(ppl)",
         check=check_bits_per_byte,
         takeaway=(
-            f"So that is {', '.join(f'{b:.2f}' for b in _BPB)} bits per byte: against the 8 bits of a plain byte "
-            f"the model saves {8 - _BPB[0]:.2f} bits at the best length but only {8 - _BPB[-1]:.2f} at the worst, "
-            f"so {(_BPB[-1] - _BPB[0]) / (8 - _BPB[0]):.0%} of what it learned to compress is lost at length."
+            lambda: _(
+                "So that is {bpb} bits per byte: against the 8 bits of a plain byte the model saves "
+                "{saved_best:.2f} bits at the best length but only {saved_worst:.2f} at the worst, so "
+                "{lost:.0%} of what it learned to compress is lost at length."
+            ).format(
+                bpb=_(", ").join(f"{b:.2f}" for b in _BPB),
+                saved_best=8 - _BPB[0],
+                saved_worst=8 - _BPB[-1],
+                lost=(_BPB[-1] - _BPB[0]) / (8 - _BPB[0]),
+            )
         ),
         mistakes=(
             Mistake("answer = np.log(ppl)", "nats"),

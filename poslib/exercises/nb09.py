@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, check_int
+from ._base import Exercise, Feedback, Mistake, _, check_array, check_int
 
 HEAD_DIM, THETA = 128, 500_000.0
 
@@ -17,18 +17,18 @@ def check_inv_freq(answer: Any) -> Feedback:
     return check_array(
         answer,
         THETA ** (-even / HEAD_DIM),
-        what="64 inverse frequencies",
+        what=_("64 inverse frequencies"),
         diagnoses=[
             (
-                "that uses the default base 10 000; this config sets rope_theta = 500 000",
+                _("that uses the default base 10 000; this config sets rope_theta = 500 000"),
                 10_000.0 ** (-even / HEAD_DIM),
             ),
             (
-                "sign: inv_freq is base^(−2i/d), below 1; base^(+2i/d) is the wavelength over 2π",
+                _("sign: inv_freq is base^(−2i/d), below 1; base^(+2i/d) is the wavelength over 2π"),
                 THETA ** (even / HEAD_DIM),
             ),
             (
-                "shape: one frequency per pair, head_dim/2 = 64, with exponents 2i/d",
+                _("shape: one frequency per pair, head_dim/2 = 64, with exponents 2i/d"),
                 THETA ** (-np.arange(HEAD_DIM) / HEAD_DIM),
             ),
         ],
@@ -40,11 +40,11 @@ def check_rotated_features(answer: Any) -> Feedback:
     return check_int(
         answer,
         32,
-        what="a whole number of features",
+        what=_("a whole number of features"),
         diagnoses=[
-            ("that counts pairs; the factor applies to features (each pair has two)", 16),
-            ("that is the pass-through part; 0.4 of the features are rotated", 48),
-            ("that is 0.4 × hidden_size; the factor applies per head, to head_dim", 1024),
+            (_("that counts pairs; the factor applies to features (each pair has two)"), 16),
+            (_("that is the pass-through part; 0.4 of the features are rotated"), 48),
+            (_("that is 0.4 × hidden_size; the factor applies per head, to head_dim"), 1024),
         ],
     )
 
@@ -55,15 +55,17 @@ def check_yarn_factor(answer: Any) -> Feedback:
     return check_array(
         answer,
         0.1 * np.log(s) + 1,
-        what="one float",
+        what=_("one float"),
         diagnoses=[
-            ("units: the formula uses the natural log; that is log₂", 0.1 * np.log2(s) + 1),
-            ("units: the formula uses the natural log; that is log₁₀", 0.1 * np.log10(s) + 1),
-            ("missing the + 1: at s = 1 the factor must be 1 (no change)", 0.1 * np.log(s)),
+            (_("units: the formula uses the natural log; that is log₂"), 0.1 * np.log2(s) + 1),
+            (_("units: the formula uses the natural log; that is log₁₀"), 0.1 * np.log10(s) + 1),
+            (_("missing the + 1: at s = 1 the factor must be 1 (no change)"), 0.1 * np.log(s)),
             (
-                "square: that is the factor on the scores, (0.1 ln s + 1)²: cos and sin, and so the rotated q and k, "
-                "are each multiplied by 0.1 ln s + 1, their dot product by its square; the exercise asks for the "
-                "factor on cos and sin",
+                _(
+                    "square: that is the factor on the scores, (0.1 ln s + 1)²: cos and sin, and so the rotated q "
+                    "and k, are each multiplied by 0.1 ln s + 1, their dot product by its square; the exercise "
+                    "asks for the factor on cos and sin"
+                ),
                 (0.1 * np.log(s) + 1) ** 2,
             ),
         ],
@@ -100,10 +102,19 @@ EXERCISES = (
         solution='d = config["head_dim"]\nanswer = 1.0 / config["rope_theta"] ** (np.arange(0, d, 2) / d)',
         check=check_inv_freq,
         takeaway=(
-            f"So inv_freq falls from 1 to about {_sci(1 / THETA ** ((HEAD_DIM - 2) / HEAD_DIM))}; the slowest "
-            f"wavelength is about {_sci(_WAVE_500K[-1])} tokens, against {_sci(_WAVE_10K[-1])} at base 10 000, and "
-            f"{int(np.sum(_WAVE_500K > _CONTEXT))} of the {HEAD_DIM // 2} pairs (not "
-            f"{int(np.sum(_WAVE_10K > _CONTEXT))}) never complete a turn in an {_CONTEXT}-token context."
+            lambda: _(
+                "So inv_freq falls from 1 to about {slowest_freq}; the slowest wavelength is about "
+                "{slowest_wave} tokens, against {slowest_wave_before} at base 10 000, and {never} of the {pairs} "
+                "pairs (not {never_before}) never complete a turn in an {context}-token context."
+            ).format(
+                slowest_freq=_sci(1 / THETA ** ((HEAD_DIM - 2) / HEAD_DIM)),
+                slowest_wave=_sci(_WAVE_500K[-1]),
+                slowest_wave_before=_sci(_WAVE_10K[-1]),
+                never=int(np.sum(_WAVE_500K > _CONTEXT)),
+                pairs=HEAD_DIM // 2,
+                never_before=int(np.sum(_WAVE_10K > _CONTEXT)),
+                context=_CONTEXT,
+            )
         ),
         mistakes=(
             Mistake('d = config["head_dim"]\nanswer = 1.0 / 10_000.0 ** (np.arange(0, d, 2) / d)', "default base"),
@@ -130,9 +141,16 @@ EXERCISES = (
         ),
         check=check_rotated_features,
         takeaway=(
-            f"So {_PHI2_ROTATED} of the {_PHI2_HEAD_DIM} features ({_PHI2_ROTATED // 2} pairs) turn with position "
-            f"and the other {_PHI2_HEAD_DIM - _PHI2_ROTATED} pass through unrotated; inv_freq then has "
-            f"{_PHI2_ROTATED // 2} entries, computed with d = {_PHI2_ROTATED}, not {_PHI2_HEAD_DIM}."
+            lambda: _(
+                "So {phi2_rotated} of the {phi2_head_dim} features ({rotated_pairs} pairs) turn with "
+                "position and the other {passed} pass through unrotated; inv_freq then has {rotated_pairs} "
+                "entries, computed with d = {phi2_rotated}, not {phi2_head_dim}."
+            ).format(
+                phi2_rotated=_PHI2_ROTATED,
+                phi2_head_dim=_PHI2_HEAD_DIM,
+                rotated_pairs=_PHI2_ROTATED // 2,
+                passed=_PHI2_HEAD_DIM - _PHI2_ROTATED,
+            )
         ),
         mistakes=(
             Mistake('answer = int(config["hidden_size"] * config["partial_rotary_factor"])', "hidden_size"),
@@ -153,8 +171,10 @@ EXERCISES = (
         solution="answer = 0.1 * np.log(s) + 1",
         check=check_yarn_factor,
         takeaway=(
-            f"So cos and sin grow by {_YARN:.3f} and the scores by its square, {_YARN**2:.3f}: a slight "
-            "sharpening that offsets the flatter attention over 4 times more keys."
+            lambda: _(
+                "So cos and sin grow by {yarn:.3f} and the scores by its square, {yarn_squared:.3f}: a "
+                "slight sharpening that offsets the flatter attention over 4 times more keys."
+            ).format(yarn=_YARN, yarn_squared=_YARN**2)
         ),
         mistakes=(
             Mistake("answer = 0.1 * np.log2(s) + 1", "log₂"),

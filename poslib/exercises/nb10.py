@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, not_answered
+from ._base import Exercise, Feedback, Mistake, _, check_array, not_answered
 
 GATES = np.array([0.9, 0.1, 0.0, 1.0, 0.2, 0.7])
 
@@ -16,13 +16,16 @@ def check_cope_positions(answer: Any) -> Feedback:
     return check_array(
         answer,
         np.cumsum(GATES[::-1])[::-1],
-        what="6 positions, one per key",
+        what=_("6 positions, one per key"),
         diagnoses=[
             (
-                "direction: that counts from the first token forward; CoPE counts from the key n up to the query",
+                _("direction: that counts from the first token forward; CoPE counts from the key n up to the query"),
                 np.cumsum(GATES),
             ),
-            ("off by one: the sum includes key n itself, t = n … m", np.append(np.cumsum(GATES[::-1])[::-1][1:], 0.0)),
+            (
+                _("off by one: the sum includes key n itself, t = n … m"),
+                np.append(np.cumsum(GATES[::-1])[::-1][1:], 0.0),
+            ),
         ],
     )
 
@@ -42,10 +45,13 @@ def check_fire_inputs(answer: Any) -> Feedback:
     return check_array(
         answer,
         _fire(40, n, 1.0, 64.0, "max"),
-        what="41 inputs, one per key",
+        what=_("41 inputs, one per key"),
         diagnoses=[
-            ("not normalised: divide by ψ(max(L, m)) so inputs stay in [0, 1]", _fire(40, n, 1.0, 64.0, "none")),
-            ("threshold: this query is short (m < L), so the divisor is ψ(L), not ψ(m)", _fire(40, n, 1.0, 64.0, "m")),
+            (_("not normalised: divide by ψ(max(L, m)) so inputs stay in [0, 1]"), _fire(40, n, 1.0, 64.0, "none")),
+            (
+                _("threshold: this query is short (m < L), so the divisor is ψ(L), not ψ(m)"),
+                _fire(40, n, 1.0, 64.0, "m"),
+            ),
         ],
     )
 
@@ -53,26 +59,26 @@ def check_fire_inputs(answer: Any) -> Feedback:
 def check_random_positions(answer: Any) -> Feedback:
     """Any 8 distinct, sorted positions from range(64) that are not just 0 … 7."""
     if answer is None:
-        return not_answered("8 sorted positions drawn from 0 … 63")
+        return not_answered(_("8 sorted positions drawn from 0 … 63"))
     try:
         pos = np.asarray(answer)
     except (TypeError, ValueError):
-        return Feedback(False, f"type: answer should be integers, got {type(answer).__name__}")
+        return Feedback(False, _("type: answer should be integers, got {type}").format(type=type(answer).__name__))
     if pos.shape != (8,):
-        return Feedback(False, f"shape: one position per token, 8 in all; got shape {pos.shape}")
+        return Feedback(False, _("shape: one position per token, 8 in all; got shape {shape}").format(shape=pos.shape))
     if not np.issubdtype(pos.dtype, np.integer):
-        return Feedback(False, f"type: positions are integers, got dtype {pos.dtype}")
+        return Feedback(False, _("type: positions are integers, got dtype {dtype}").format(dtype=pos.dtype))
     if pos.min() < 0 or pos.max() >= 64:
-        return Feedback(False, "off by one or range: positions must lie in 0 … 63 (N_max = 64 excluded)")
+        return Feedback(False, _("off by one or range: positions must lie in 0 … 63 (N_max = 64 excluded)"))
     if len(np.unique(pos)) < 8:
-        return Feedback(False, "duplicates: two tokens share a position; sample without replacement")
+        return Feedback(False, _("duplicates: two tokens share a position; sample without replacement"))
     if np.any(np.diff(pos) < 0):
-        return Feedback(False, "order: sort the sample, so positions still increase along the sequence")
+        return Feedback(False, _("order: sort the sample, so positions still increase along the sequence"))
     if np.array_equal(pos, np.arange(8)):
         return Feedback(
-            False, "those are the ordinary positions 0 … 7; the point is to draw them from the longer range"
+            False, _("those are the ordinary positions 0 … 7; the point is to draw them from the longer range")
         )
-    return Feedback(True, "your answer is a valid randomized set of positions.")
+    return Feedback(True, _("your answer is a valid randomized set of positions."))
 
 
 # The numbers the takeaways quote, from the same formulas as the checkers.
@@ -97,8 +103,10 @@ EXERCISES = (
         solution="answer = np.cumsum(g[::-1])[::-1]",
         check=check_cope_positions,
         takeaway=(
-            f"So the keys sit at {', '.join(f'{p:.1f}' for p in _COPE)}: key {_CLOSED} has gate 0, so it sits at the "
-            f"same position as key {_CLOSED + 1}; CoPE counts the tokens its gates let through, not all tokens."
+            lambda: _(
+                "So the keys sit at {positions}: key {closed} has gate 0, so it sits at the same position "
+                "as key {next}; CoPE counts the tokens its gates let through, not all tokens."
+            ).format(positions=_(", ").join(f"{p:.1f}" for p in _COPE), closed=_CLOSED, next=_CLOSED + 1)
         ),
         mistakes=(
             Mistake("answer = np.cumsum(g)", "direction"),
@@ -118,9 +126,11 @@ EXERCISES = (
         solution="answer = np.log(c * (m - n) + 1) / np.log(c * max(L, m) + 1)",
         check=check_fire_inputs,
         takeaway=(
-            f"So the inputs fall from {_FIRE_FARTHEST:.3f} at the farthest key to 0 at n = m: below 1, since this "
-            "query is shorter than L; from m = L on, the divisor is ψ(m) and the farthest key gets exactly 1, so "
-            "the inputs stay in [0, 1] however long the sequence."
+            lambda: _(
+                "So the inputs fall from {fire_farthest:.3f} at the farthest key to 0 at n = m: below 1, "
+                "since this query is shorter than L; from m = L on, the divisor is ψ(m) and the farthest "
+                "key gets exactly 1, so the inputs stay in [0, 1] however long the sequence."
+            ).format(fire_farthest=_FIRE_FARTHEST)
         ),
         mistakes=(
             Mistake("answer = np.log(c * (m - n) + 1)", "not normalised"),
@@ -141,10 +151,12 @@ EXERCISES = (
         solution="answer = np.sort(rng.choice(N_max, size=N, replace=False))",
         check=check_random_positions,
         takeaway=(
-            f"So one sequence of {N_TOKENS} tokens carries positions spread over 0 … {N_MAX - 1}, each position "
-            f"in a draw with probability {N_TOKENS}/{N_MAX}: over many training steps every position up to "
-            f"{N_MAX - 1} is seen, so a test sequence of up to {N_MAX} tokens "
-            f"uses only trained positions, though no training sequence is longer than {N_TOKENS}."
+            lambda: _(
+                "So one sequence of {n_tokens} tokens carries positions spread over 0 … {last_position}, "
+                "each position in a draw with probability {n_tokens}/{n_max}: over many training steps "
+                "every position up to {last_position} is seen, so a test sequence of up to {n_max} tokens "
+                "uses only trained positions, though no training sequence is longer than {n_tokens}."
+            ).format(n_tokens=N_TOKENS, last_position=N_MAX - 1, n_max=N_MAX)
         ),
         mistakes=(
             Mistake("answer = rng.choice(N_max, size=N, replace=False)", "order"),

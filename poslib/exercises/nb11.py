@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array, not_answered
+from ._base import Exercise, Feedback, Mistake, _, check_array, not_answered
 
 # Exercise 11.1: the last query of an 8-token causal input and ReRoPE's window w.
 M_LAST, N_KEYS, WINDOW = 7, 8, 3
@@ -27,23 +27,29 @@ def check_rerope_row(answer: Any) -> Feedback:
     return check_array(
         answer,
         _rerope_row(WINDOW),
-        what="8 distances, one per key",
+        what=_("8 distances, one per key"),
         diagnoses=[
             (
-                f"clamp: that clamps at w − 1 = {WINDOW - 1}; ReRoPE keeps the true distance up to w itself and "
-                f"gives w = {WINDOW} beyond it (bojone/rerope: `.clip(max=window)`), so the two regions meet "
-                "at m − n = w",
+                _(
+                    "clamp: that clamps at w − 1 = {w_minus_1}; ReRoPE keeps the true distance up to w itself "
+                    "and gives w = {window} beyond it (bojone/rerope: `.clip(max=window)`), so the two regions "
+                    "meet at m − n = w"
+                ).format(w_minus_1=WINDOW - 1, window=WINDOW),
                 _rerope_row(WINDOW - 1),
             ),
-            ("no clamp: that is plain RoPE's m − n; ReRoPE caps it at the window, min(m − n, w)", true),
+            (_("no clamp: that is plain RoPE's m − n; ReRoPE caps it at the window, min(m − n, w)"), true),
             (
-                "sign: that is key − query, n − m (T5's r); ReRoPE's distance is query − key, m − n, "
-                "positive for the keys before the query",
+                _(
+                    "sign: that is key − query, n − m (T5's r); ReRoPE's distance is query − key, m − n, "
+                    "positive for the keys before the query"
+                ),
                 -true,
             ),
             (
-                "sign: that is the clamped distance with key − query's sign; ReRoPE's distance is min(m − n, w), "
-                "positive for the keys before the query",
+                _(
+                    "sign: that is the clamped distance with key − query's sign; ReRoPE's distance is min(m − n, w), "
+                    "positive for the keys before the query"
+                ),
                 -_rerope_row(WINDOW),
             ),
         ],
@@ -71,43 +77,60 @@ _G_README = _smallest_group(lambda G: (L_TRAIN - NEIGHBOR) * G + NEIGHBOR >= L_L
 def check_self_extend_group(answer: Any) -> Feedback:
     """The smallest G with ⌊(L' − 1)/G⌋ + w − ⌊w/G⌋ ≤ L_train − 1, for L' = 1024, w = 16, L_train = 64."""
     if answer is None:
-        return not_answered("the smallest group size G, a whole number")
+        return not_answered(_("the smallest group size G, a whole number"))
     if isinstance(answer, bool) or not isinstance(answer, int | np.integer):
-        return Feedback(False, f"type: your answer should be a whole number, got {type(answer).__name__}")
+        return Feedback(
+            False, _("type: your answer should be a whole number, got {type}").format(type=type(answer).__name__)
+        )
     G = int(answer)
     if G < 1:
-        return Feedback(False, f"values: a group holds at least one token, G ≥ 1; got {G}")
+        return Feedback(False, _("values: a group holds at least one token, G ≥ 1; got {g}").format(g=G))
     if G == _G:
-        return Feedback(True, "your answer is right.")
+        return Feedback(True, _("your answer is right."))
     worst = _self_extend_max(L_LONG, G, NEIGHBOR)
     because = []
     if G == _G_RATIO:
-        because.append(f"L'/L_train = {L_LONG}/{L_TRAIN} (PI's factor, not a group chosen for the bound)")
+        because.append(
+            _("L'/L_train = {long}/{train} (PI's factor, not a group chosen for the bound)").format(
+                long=L_LONG, train=L_TRAIN
+            )
+        )
     if G == _G_NO_SHIFT:
         because.append(
-            f"the bound on ⌊(L' − 1)/G⌋ without the shift w − ⌊w/G⌋ (= {NEIGHBOR - NEIGHBOR // G} at G = {G}) "
-            "that moves the grouped distances up to continue the neighbour window"
+            _(
+                "the bound on ⌊(L' − 1)/G⌋ without the shift w − ⌊w/G⌋ (= {shift} at G = {g}) "
+                "that moves the grouped distances up to continue the neighbour window"
+            ).format(shift=NEIGHBOR - NEIGHBOR // G, g=G)
         )
     if because:
         return Feedback(
             False,
-            f"G = {G} is " + ", or ".join(because) + f": with the shift, its largest distance is {worst}, "
-            f"beyond L_train − 1 = {L_TRAIN - 1}",
+            _(
+                "G = {g} is {reasons}: with the shift, its largest distance is {worst}, beyond L_train − 1 = {last}"
+            ).format(g=G, reasons=_(", or ").join(because), worst=worst, last=L_TRAIN - 1),
         )
     if G == _G_TO_L:
         return Feedback(
             False,
-            f"off by one: G = {G} gives a largest distance of {worst} = L_train, one past the distances 0 … "
-            f"{L_TRAIN - 1} a model trained at L_train = {L_TRAIN} has seen (the bound is ≤ L_train − 1)",
+            _(
+                "off by one: G = {g} gives a largest distance of {worst} = L_train, one past the distances "
+                "0 … {last_distance} a model trained at L_train = {l_train} has seen (the bound is ≤ "
+                "L_train − 1)"
+            ).format(g=G, worst=worst, last_distance=L_TRAIN - 1, l_train=L_TRAIN),
         )
     if worst > L_TRAIN - 1:
         return Feedback(
-            False, f"bound: with G = {G} the largest distance is {worst}, beyond L_train − 1 = {L_TRAIN - 1}"
+            False,
+            _("bound: with G = {g} the largest distance is {worst}, beyond L_train − 1 = {last_distance}").format(
+                g=G, worst=worst, last_distance=L_TRAIN - 1
+            ),
         )
     return Feedback(
         False,
-        f"not the smallest: G = {G} keeps the largest distance at {worst} ≤ {L_TRAIN - 1}, but a smaller group "
-        "does too, and the smaller the group, the fewer far tokens share one position",
+        _(
+            "not the smallest: G = {g} keeps the largest distance at {worst} ≤ {last_distance}, but a "
+            "smaller group does too, and the smaller the group, the fewer far tokens share one position"
+        ).format(g=G, worst=worst, last_distance=L_TRAIN - 1),
     )
 
 
@@ -121,22 +144,27 @@ def check_ntk_base(answer: Any) -> Feedback:
     return check_array(
         answer,
         _ntk(BASE, S, d),
-        what="the new base b', a float",
+        what=_("the new base b', a float"),
         rtol=1e-4,  # the base to the nearest unit (48,761, as the takeaway prints it) is right
         diagnoses=[
             (
-                f"linear: b·s = {BASE * S:,.0f} raises the base by the factor itself; the NTK-aware exponent "
-                "d/(d − 2) is what divides the slowest pair's frequency by exactly s",
+                _(
+                    "linear: b·s = {linear:,.0f} raises the base by the factor itself; the NTK-aware exponent "
+                    "d/(d − 2) is what divides the slowest pair's frequency by exactly s"
+                ).format(linear=BASE * S),
                 BASE * S,
             ),
             (
-                f"head dimension: that uses d = {WIDTH}, the model's width; RoPE rotates each head's {d} features, "
-                "so d is the head dimension (Hugging Face: head_dim = hidden_size // num_attention_heads)",
+                _(
+                    "head dimension: that uses d = {width}, the model's width; RoPE rotates each head's {d} "
+                    "features, so d is the head dimension (Hugging Face: head_dim = hidden_size // "
+                    "num_attention_heads)"
+                ).format(width=WIDTH, d=d),
                 _ntk(BASE, S, WIDTH),
             ),
-            ("that is the factor s^(d/(d − 2)) alone; the new base is b times it", S ** (d / (d - 2))),
-            ("exponent: inverted; it is d/(d − 2) (above 1), not (d − 2)/d", BASE * S ** ((d - 2) / d)),
-            ("that is the base divided by the factor; NTK-aware scaling *raises* the base", BASE / S),
+            (_("that is the factor s^(d/(d − 2)) alone; the new base is b times it"), S ** (d / (d - 2))),
+            (_("exponent: inverted; it is d/(d − 2) (above 1), not (d − 2)/d"), BASE * S ** ((d - 2) / d)),
+            (_("that is the base divided by the factor; NTK-aware scaling *raises* the base"), BASE / S),
         ],
     )
 
@@ -172,11 +200,20 @@ EXERCISES = (
         solution="answer = np.minimum(m - n, w)",
         check=check_rerope_row,
         takeaway=(
-            f"So keys {_FAR[0]} … {_FAR[-1]}, at true distances {M_LAST - _FAR[0]} … {M_LAST - _FAR[-1]}, all sit "
-            f"at distance {WINDOW}, and keys {', '.join(str(n) for n in _NEAR)} keep "
-            f"{', '.join(str(_ROW[n]) for n in _NEAR)}: however long the input, no distance exceeds w, so a model "
-            "trained on more than w tokens meets only distances it has seen; the price is that the keys beyond "
-            "the window can no longer be told apart by their distance."
+            lambda: _(
+                "So keys {first} … {last}, at true distances {far_first} … {far_last}, all sit at distance "
+                "{window}, and keys {near} keep {near_distances}: however long the input, no distance "
+                "exceeds w, so a model trained on more than w tokens meets only distances it has seen; the "
+                "price is that the keys beyond the window can no longer be told apart by their distance."
+            ).format(
+                first=_FAR[0],
+                last=_FAR[-1],
+                far_first=M_LAST - _FAR[0],
+                far_last=M_LAST - _FAR[-1],
+                window=WINDOW,
+                near=_(", ").join(str(n) for n in _NEAR),
+                near_distances=_(", ").join(str(_ROW[n]) for n in _NEAR),
+            )
         ),
         mistakes=(
             Mistake("answer = np.minimum(m - n, w - 1)", f"w − 1 = {WINDOW - 1}"),
@@ -205,13 +242,29 @@ EXERCISES = (
         solution=("answer = next(G for G in range(1, L_long + 1) if (L_long - 1) // G + w - w // G <= L_train - 1)"),
         check=check_self_extend_group,
         takeaway=(
-            f"So G = {_G}: the last query sees key 0 at distance ⌊{L_LONG - 1}/{_G}⌋ + {NEIGHBOR} − "
-            f"{NEIGHBOR // _G} = {_WORST} ≤ {L_TRAIN - 1}, while G = {_G_TO_L} gives {_WORST_TO_L}, one past what "
-            f"the model saw; this is the group the lab's Self-Extend uses at L' = {L_LONG // L_TRAIN} L_train. "
-            f"LongLM's README rule, L' ≤ (L_train − w)·G + w, admits G = {_G_README} too "
-            f"({L_TRAIN - NEIGHBOR}·{_G_README} + {NEIGHBOR} = {(L_TRAIN - NEIGHBOR) * _G_README + NEIGHBOR}): "
-            f"it allows a largest distance of {_self_extend_max(L_LONG, _G_README, NEIGHBOR)}. Beyond the window, {_G} "
-            "tokens in a row now share one position: the price of staying in range."
+            lambda: _(
+                "So G = {g}: the last query sees key 0 at distance ⌊{last_position}/{g}⌋ + {neighbor} − "
+                "{shift} = {worst} ≤ {last_distance}, while G = {g_to_l} gives {worst_to_l}, one past what "
+                "the model saw; this is the group the lab's Self-Extend uses at L' = {times} L_train. "
+                "LongLM's README rule, L' ≤ (L_train − w)·G + w, admits G = {g_readme} too "
+                "({rest}·{g_readme} + {neighbor} = {admitted}): it allows a largest distance of "
+                "{readme_worst}. Beyond the window, {g} tokens in a row now share one position: the price "
+                "of staying in range."
+            ).format(
+                g=_G,
+                last_position=L_LONG - 1,
+                neighbor=NEIGHBOR,
+                shift=NEIGHBOR // _G,
+                worst=_WORST,
+                last_distance=L_TRAIN - 1,
+                g_to_l=_G_TO_L,
+                worst_to_l=_WORST_TO_L,
+                times=L_LONG // L_TRAIN,
+                g_readme=_G_README,
+                rest=L_TRAIN - NEIGHBOR,
+                admitted=(L_TRAIN - NEIGHBOR) * _G_README + NEIGHBOR,
+                readme_worst=_self_extend_max(L_LONG, _G_README, NEIGHBOR),
+            )
         ),
         mistakes=(
             Mistake("answer = L_long // L_train", "PI's factor"),
@@ -245,11 +298,24 @@ EXERCISES = (
         solution="d = width // n_heads\nanswer = base * s ** (d / (d - 2))  # ≈ 4.88e4",
         check=check_ntk_base,
         takeaway=(
-            f"So b' is about {_NTK:,.0f}, {_NTK / BASE:.3g} times b, more than s = {S:g}: with {HEAD_DIM // 2} "
-            f"pairs per head the exponent d/(d − 2) = {HEAD_DIM / (HEAD_DIM - 2):.2f} is well above 1 "
-            f"({128 / 126:.3f} at LLaMA's d = 128, Exercise 6.2). Pair 0 keeps θ_0 = 1, pair {HEAD_DIM // 2 - 1} "
-            f"turns exactly {_SLOWDOWN[-1]:.3g} times more slowly, like PI, and pair {_MID} only "
-            f"{_SLOWDOWN[_MID]:.3g} times; the lab's rope+ft_ntk model is fine-tuned at this base."
+            lambda: _(
+                "So b' is about {ntk:,.0f}, {times:.3g} times b, more than s = {s:g}: with {pairs} pairs "
+                "per head the exponent d/(d − 2) = {exponent:.2f} is well above 1 ({llama_exponent:.3f} at "
+                "LLaMA's d = 128, Exercise 6.2). Pair 0 keeps θ_0 = 1, pair {last_pair} turns exactly "
+                "{slowest:.3g} times more slowly, like PI, and pair {mid} only {middle:.3g} times; the "
+                "lab's rope+ft_ntk model is fine-tuned at this base."
+            ).format(
+                ntk=_NTK,
+                times=_NTK / BASE,
+                s=S,
+                pairs=HEAD_DIM // 2,
+                exponent=HEAD_DIM / (HEAD_DIM - 2),
+                llama_exponent=128 / 126,
+                last_pair=HEAD_DIM // 2 - 1,
+                slowest=_SLOWDOWN[-1],
+                mid=_MID,
+                middle=_SLOWDOWN[_MID],
+            )
         ),
         mistakes=(
             Mistake("answer = base * s", "linear"),

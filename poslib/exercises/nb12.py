@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Exercise, Feedback, Mistake, check_array
+from ._base import Exercise, Feedback, Mistake, _, check_array
 
 # 12.1: the log forget gates of six tokens; token 3 closes its gate (a "reset")
 LOG_F = np.array([-0.1, -0.5, -0.2, -2.0, -0.3, -0.1])
@@ -29,15 +29,15 @@ def check_fox_bias(answer: Any) -> Feedback:
     return check_array(
         answer,
         want,
-        what="6 numbers, key n = 0 first",
+        what=_("6 numbers, key n = 0 first"),
         diagnoses=[
             (
-                "from n: the sum starts at t = n + 1, the key's own gate is not counted (the diagonal keeps bias 0)",
+                _("from n: the sum starts at t = n + 1, the key's own gate is not counted (the diagonal keeps bias 0)"),
                 want + LOG_F,
             ),
-            ("sign: the log gates are ≤ 0, so the bias is ≤ 0: Λ_m − Λ_n, not Λ_n − Λ_m", -want),
+            (_("sign: the log gates are ≤ 0, so the bias is ≤ 0: Λ_m − Λ_n, not Λ_n − Λ_m"), -want),
             (
-                "that is Λ_n, the sum of the gates up to the key; the bias is what comes after it, Λ_m − Λ_n",
+                _("that is Λ_n, the sum of the gates up to the key; the bias is what comes after it, Λ_m − Λ_n"),
                 lam,
             ),
         ],
@@ -56,19 +56,27 @@ def check_stick_weights(answer: Any) -> Feedback:
     return check_array(
         answer,
         want,
-        what="6 weights, the nearest key (Δ = 1) first",
+        what=_("6 weights, the nearest key (Δ = 1) first"),
         diagnoses=[
             (
-                "one break too many: the nearest key takes β of a whole stick, β(1 − β)^(Δ − 1); with exponent Δ "
-                "the query's own token took its piece first (attend_current, which these weights leave out)",
+                _(
+                    "one break too many: the nearest key takes β of a whole stick, β(1 − β)^(Δ − 1); with exponent Δ "
+                    "the query's own token took its piece first (attend_current, which these weights leave out)"
+                ),
                 BETA * (1 - BETA) ** t,
             ),
             (
-                "normalised: that is ALiBi's softmax; the stick is not renormalised, the rest (1 − β)^6 stays unspent",
+                _(
+                    "normalised: that is ALiBi's softmax; the stick is not renormalised, the rest (1 − β)^6 stays "
+                    "unspent"
+                ),
                 want / want.sum(),
             ),
-            ("swapped: key n takes the fraction β of what is left and passes 1 − β on", (1 - BETA) * BETA ** (t - 1.0)),
-            ("a factor β is missing: each key takes β of the stick left, (1 − β)^(Δ − 1)", (1 - BETA) ** (t - 1.0)),
+            (
+                _("swapped: key n takes the fraction β of what is left and passes 1 − β on"),
+                (1 - BETA) * BETA ** (t - 1.0),
+            ),
+            (_("a factor β is missing: each key takes β of the stick left, (1 − β)^(Δ − 1)"), (1 - BETA) ** (t - 1.0)),
         ],
     )
 
@@ -85,16 +93,16 @@ def check_reflection_angle(answer: Any) -> Feedback:
     return check_array(
         answer,
         want,
-        what="one angle in radians",
+        what=_("one angle in radians"),
         diagnoses=[
-            ("that is the angle between the normals, φ; two reflections turn by twice it, 2φ", phi),
-            ("degrees: the angle is asked in radians (np.radians, or arctan2 of the matrix)", math.degrees(want)),
+            (_("that is the angle between the normals, φ; two reflections turn by twice it, 2φ"), phi),
+            (_("degrees: the angle is asked in radians (np.radians, or arctan2 of the matrix)"), math.degrees(want)),
             (
-                "the angle between the normals, and in degrees: two reflections turn by 2φ, in radians",
+                _("the angle between the normals, and in degrees: two reflections turn by 2φ, in radians"),
                 ANGLE_B - ANGLE_A,
             ),
             (
-                "sign: reflecting across ⊥ w_a first, then ⊥ w_b, turns from w_a towards w_b: counterclockwise, +",
+                _("sign: reflecting across ⊥ w_a first, then ⊥ w_b, turns from w_a towards w_b: counterclockwise, +"),
                 -want,
             ),
         ],
@@ -127,8 +135,10 @@ EXERCISES = (
         solution="lam = np.cumsum(log_f)\nanswer = lam[-1] - lam",
         check=check_fox_bias,
         takeaway=(
-            f"So keys 0 … 2, before the reset token, get {_signed(_ROW[0])} … {_signed(_ROW[2])}, the reset token "
-            f"itself only {_signed(_ROW[3])}: a closed gate at p pushes down the keys before p, not p itself."
+            lambda: _(
+                "So keys 0 … 2, before the reset token, get {first} … {third}, the reset token itself only "
+                "{reset}: a closed gate at p pushes down the keys before p, not p itself."
+            ).format(first=_signed(_ROW[0]), third=_signed(_ROW[2]), reset=_signed(_ROW[3]))
         ),
         mistakes=(
             Mistake("lam = np.cumsum(log_f)\nanswer = lam[-1] - lam + log_f", "from n"),
@@ -152,9 +162,11 @@ EXERCISES = (
         solution="dist = np.arange(1, n_keys + 1)  # Δ\nanswer = beta * (1 - beta) ** (dist - 1)",
         check=check_stick_weights,
         takeaway=(
-            f"So the six keys take {_STICK_SUM:.1%} of the stick and {_REST:.1%} = (1 − β)^6 is left for the "
-            "query's own value: no softmax renormalises it, and a key's weight never depends on how many keys "
-            "lie further back."
+            lambda: _(
+                "So the six keys take {stick_sum:.1%} of the stick and {rest:.1%} = (1 − β)^6 is left for "
+                "the query's own value: no softmax renormalises it, and a key's weight never depends on "
+                "how many keys lie further back."
+            ).format(stick_sum=_STICK_SUM, rest=_REST)
         ),
         mistakes=(
             Mistake("dist = np.arange(1, n_keys + 1)\nanswer = beta * (1 - beta) ** dist", "one break too many"),
@@ -189,9 +201,11 @@ EXERCISES = (
         ),
         check=check_reflection_angle,
         takeaway=(
-            f"So normals {ANGLE_B - ANGLE_A:.0f}° apart turn by {2 * (ANGLE_B - ANGLE_A):.0f}° = {_turn():.3f} rad, "
-            "wherever the pair points: RoPE's rotation by θ is two reflections θ/2 apart, and PaTH, one "
-            "data-chosen reflection per token, can make it."
+            lambda: _(
+                "So normals {apart:.0f}° apart turn by {turn:.0f}° = {radians:.3f} rad, wherever the pair "
+                "points: RoPE's rotation by θ is two reflections θ/2 apart, and PaTH, one data-chosen "
+                "reflection per token, can make it."
+            ).format(apart=ANGLE_B - ANGLE_A, turn=2 * (ANGLE_B - ANGLE_A), radians=_turn())
         ),
         mistakes=(
             Mistake("answer = angle_b - angle_a", "twice it"),
