@@ -66,13 +66,14 @@ def _catalogue(domain: str, lang: str) -> gettext.NullTranslations:
     return gettext.translation(domain, localedir=LOCALE, languages=[lang])
 
 
-def translate(domain: str, template: str) -> str:
-    """``template`` (an English message id) in the current language, from ``domain``'s catalogue.
+def translate(domain: str, template: str, lang: str | None = None) -> str:
+    """``template`` (an English message id) in ``lang`` (default: the current language), from ``domain``'s catalogue.
 
     A template the catalogue lacks stays English, as gettext does; ``python scripts/catalogues.py untranslated`` lists
-    every such template, and the tests hold the Chinese catalogues to have none.
+    every such template, and the tests hold the Chinese catalogues to have none. ``lang`` is for code that writes
+    both languages in one run (the book's builder); poslib itself writes in the current language.
     """
-    return _catalogue(domain, language()).gettext(template)
+    return _catalogue(domain, language() if lang is None else _checked(lang, "lang")).gettext(template)
 
 
 def translator(domain: str) -> Callable[[str], str]:

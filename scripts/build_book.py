@@ -40,7 +40,7 @@ import nbformat
 from nbconvert import HTMLExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # poslib, when run as a script
-from poslib._i18n_widgets import punctuation, widget_text
+from poslib.language import translate
 from poslib.viz._book_hook import FRAMES_ENV, book_recorder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +48,64 @@ NOTEBOOKS = ROOT / "notebooks"
 DOCS = ROOT / "docs"
 TEMPLATES = ROOT / "scripts" / "book"
 TEMPLATE_NAME = "poslib_book"
+
+# The book's own words around figures, and the figures' labels, come from poslib's widgets catalogue
+# (poslib/locale/<lang>/LC_MESSAGES/widgets.po; scripts/catalogues.py extracts the templates written here, the
+# first argument of widget_text and of N_). Punctuation between the pieces the code joins, per language:
+_PUNCTUATION = {
+    "en": {"list": ", ", "groups": "; ", "stop": ".", "colon": ": ", "space": " ", "open": " (", "close": ")"},
+    "zh": {"list": "、", "groups": "；", "stop": "。", "colon": "：", "space": "", "open": "（", "close": "）"},
+}
+# Latin words a Chinese label or caption keeps: method, model and data names, notation and code names.
+KEPT = frozenset(
+    """
+    RoPE ALiBi KERPLE NTK YaRN Llama-3 PI ReRoPE Leaky Self-Extend DCA Dual Chunk Attention PaTH Qwen2-VL Qwen3-VL
+    all-MiniLM-L6-v2 PE T5 softmax log token JupyterLab leak
+    """.split()
+)
+# code and notation: identifiers with an underscore (num_buckets, μ_p), file paths, HTML tags, fields in braces
+_CODEISH = re.compile(r"<[^<>]*>|\{[a-z_]+\}|[\w.-]*_[\w.]*|[\w./-]+\.ipynb|\bnotebooks/[\w./-]+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
+
+
+class MissingEntry(KeyError):
+    """An English text the widgets catalogue has no translation for (its message names the text)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def N_(template: str) -> str:
+    """Marks a template of the widgets catalogue that is looked up where it is used."""
+    return template
+
+
+def english_words(text: str) -> list[str]:
+    """The English words left in ``text``: Latin words of two letters or more that are not kept names (:data:`KEPT`),
+    outside code names, tags and fields. One letter is a symbol (m, n, L, G)."""
+    plain = _CODEISH.sub(" ", html.unescape(text))
+    return [w for w in _WORD.findall(plain) if len(w) > 1 and w not in KEPT]
+
+
+def widget_text(english: str, lang: str = "en", *, strict: bool = False, **fields: Any) -> str:
+    """``english`` (a template of the widgets catalogue, or a notebook's label) in ``lang``, its ``fields`` filled.
+
+    ``strict``: a text with English words that the catalogue lacks raises :class:`MissingEntry`, naming it."""
+    found = translate("widgets", english, lang) if english else english
+    if strict and lang != "en" and found == english and english_words(english.format(**fields) if fields else english):
+        raise MissingEntry(f"poslib/locale/{lang}/LC_MESSAGES/widgets.po has no entry for {english!r}")
+    return found.format(**fields) if fields else found
+
+
+# the readouts scripts/book/book_frames.py writes for a checkbox, translated with the manifest's labels
+CHECKBOX_STATES = (N_("off"), N_("on"))
+
+
+def punctuation(lang: str = "en") -> dict[str, str]:
+    """The punctuation the code puts between translated pieces: list and group separators, full stop, colon, …"""
+    return _PUNCTUATION[lang]
+
+
 DEFAULT_OUT = ROOT / "build" / "book"
 FRAMES_DIR = "frames"  # the interactive figures' frames, one file per distinct picture, named by its hash
 FRAMES_SCRIPT = TEMPLATES / "frames.js"  # swaps them when a control moves; copied beside the pages
@@ -145,23 +203,21 @@ def _widget_controls(state: dict[str, Any], model_id: str) -> list[str]:
 def _widget_note(controls: list[str], figure_above: bool, source: str, lang: str = "en") -> str:
     """The note in place of a widget without frames: its controls, where its picture is, how to move them.
 
-    The Chinese page's note is the catalogue's (i18n/zh/widgets.md), its controls' labels too."""
+    The Chinese page's note is the widgets catalogue's, its controls' labels too."""
     p = punctuation(lang)
     listed = p["list"].join(html.escape(widget_text(c, lang, strict=True)) for c in controls)
     what = widget_text("Interactive cell ({controls})", lang, strict=True, controls=listed) if controls else ""
     what = what or widget_text("Interactive cell", lang, strict=True)
-    shown = widget_text(
-        "The figure just above is its static picture at the default setting."
-        if figure_above
-        else "Its output appears only when the notebook runs.",
-        lang,
-        strict=True,
-    )
+    if figure_above:
+        shown = widget_text("The figure just above is its static picture at the default setting.", lang, strict=True)
+    else:
+        shown = widget_text("Its output appears only when the notebook runs.", lang, strict=True)
+    code = f"<code>{html.escape(source)}</code>"
     run = widget_text(
         "The controls need a running kernel: open {source} in JupyterLab and run it to move them.",
         lang,
         strict=True,
-        source=f"<code>{html.escape(source)}</code>",
+        source=code,
     )
     return (
         f'<div class="book-widget-note" role="note"><strong>{what}{p["stop"]}</strong>{p["space"]}{shown}'
@@ -393,24 +449,29 @@ def _json_for_script(value: Any) -> str:
 
 LIVE_TEXT = {
     "en": {
-        "look": "What to look for:",
-        "reset": "reset",
-        "reset_title": "back to the starting values",
-        "values": "values",
-        "note": "Drawn when the book was built: {n} distinct frames by the notebook's own code. Each slider jumps "
-        "between its sampled values; the readout shows the value a frame was drawn at.",
-        "one": " Sliders move one at a time: moving one returns the other sliders to their starting values.",
-        "joint": " Sliders move one at a time, except {names}, drawn at every combination: moving one of them keeps "
-        "the other where it is; moving any other slider returns the rest to their starting values.",
-        "and": " and ",
-        "full": "open at full size",
-        "ticks": "tick marks: the sampled values",
+        "look": N_("What to look for:"),
+        "reset": N_("reset"),
+        "reset_title": N_("back to the starting values"),
+        "values": N_("values"),
+        "note": N_(
+            "Drawn when the book was built: {n} distinct frames by the notebook's own code. Each slider jumps "
+            "between its sampled values; the readout shows the value a frame was drawn at."
+        ),
+        "one": " " + N_("Sliders move one at a time: moving one returns the other sliders to their starting values."),
+        "joint": " "
+        + N_(
+            "Sliders move one at a time, except {names}, drawn at every combination: moving one of them keeps "
+            "the other where it is; moving any other slider returns the rest to their starting values."
+        ),
+        "and": " " + N_("and") + " ",
+        "full": N_("open at full size"),
+        "ticks": N_("tick marks: the sampled values"),
     },
 }
 
 
 def live_text(lang: str = "en") -> dict[str, str]:
-    """The live figure's own words in ``lang``: :data:`LIVE_TEXT`, in Chinese from i18n/zh/widgets.md (each English text
+    """The live figure's own words in ``lang``: :data:`LIVE_TEXT`, from the widgets catalogue (each English text
     without its surrounding spaces: Chinese puts none around them)."""
     if lang == "en":
         return LIVE_TEXT["en"]
@@ -501,9 +562,10 @@ def live_figure(manifest: dict[str, Any], alt: str, width: int | None, uid: str,
         p = punctuation(lang)
         data["words"] = {"values": text["values"], "open": p["open"], "sep": p["groups"], "close": p["close"]}
     src = f"{root}{FRAMES_DIR}/{html.escape(manifest['files'][first[0]])}"
+    aria = widget_text("Interactive figure: {alt}", lang, alt=alt)
     return (
         f'<div class="book-live" id="{uid}" role="group" '
-        f'aria-label="{html.escape(widget_text("Interactive figure: {alt}", lang, alt=alt), quote=True)}">'
+        f'aria-label="{html.escape(aria, quote=True)}">'
         f'<div class="book-live-controls">{"".join(rows)}</div>{caption_html}'
         f'<img class="book-live-frame" src="{src}"{size} '
         f'alt="{html.escape(alt, quote=True)}" data-alt="{html.escape(alt, quote=True)}">'
@@ -592,8 +654,8 @@ def _nav(pages: list[Page], i: int, lang: str = "en") -> dict[str, Any]:
         "position": i + 1,
         "count": len(pages),
         "root": "" if lang == "en" else "../",
-        # the navigation's aria label names where it is: top, bottom (i18n/zh/widgets.md on a Chinese page)
-        "labels": LABELS[lang] | {"where": {w: widget_text(w, lang, strict=True) for w in ("top", "bottom")}},
+        # the navigation's aria label names where it is: top, bottom (from the widgets catalogue on a Chinese page)
+        "labels": LABELS[lang] | {"where": {w: widget_text(w, lang, strict=True) for w in (N_("top"), N_("bottom"))}},
         "switch": switch,
     }
 

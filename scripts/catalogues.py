@@ -1,7 +1,8 @@
 """poslib's gettext catalogues: python scripts/catalogues.py {extract,untranslated,compile,check}
 
 The templates poslib writes through ``_ = poslib.language.translator(domain)`` are extracted from the code of each
-domain (Babel's extractor, keyword ``_``) into ``poslib/locale/<lang>/LC_MESSAGES/<domain>.po``, which translators
+domain (Babel's extractor: the first argument of ``_``, of ``N_``, the marker of a template looked up later, and of
+the book's ``widget_text``) into ``poslib/locale/<lang>/LC_MESSAGES/<domain>.po``, which translators
 edit; ``compile`` writes the ``.mo`` beside each ``.po`` (both are package data, both in git).
 
   extract        add every template the code writes to each language's .po (new ones untranslated), mark the
@@ -14,8 +15,11 @@ edit; ``compile`` writes the ``.mo`` beside each ``.po`` (both are package data,
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
+import html
 import io
+import json
 import re
 import sys
 from pathlib import Path
@@ -32,8 +36,15 @@ TRANSLATED = ("zh",)  # the languages with catalogues (English is the templates 
 SOURCES = {
     "exercises": ("poslib/exercises/*.py",),
     "lab": ("poslib/lab/*.py",),
-    "widgets": ("poslib/viz/*.py",),
+    "widgets": ("poslib/viz/*.py", "scripts/build_book.py"),
 }
+KEYWORDS = {"_": None, "N_": None, "widget_text": None}
+# The interactive figures' labels, menu options and captions are written by the notebooks' code and looked up by
+# poslib.viz.interact in the widgets catalogue: they are extracted from the English notebooks.
+NOTEBOOKS = "notebooks/[0-9][0-9]_*.ipynb"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+LOOK = "<i>What to look for:</i> "
+MENUS = ("DropdownModel", "RadioButtonsModel", "SelectModel", "ToggleButtonsModel")
 FIELD = re.compile(r"\{([a-z_][a-z_0-9]*)(?:[:!][^}]*)?\}")
 # a number as written with its sign and unit (−0.06, 16×, 5%), and the comparison signs: a translation must keep both
 NUMBER = re.compile(r"[−+-]?[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:e[−+-]?[0-9]+)?[×%°]?|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
@@ -59,9 +70,40 @@ def extracted(domain: str) -> Catalog:
     catalogue = Catalog(domain=domain, creation_date=HEADER["creation_date"])  # a fixed date: extract changes no header
     for pattern in SOURCES[domain]:
         for path in sorted(ROOT.glob(pattern)):
-            for line, message, _comments, _context in extract_from_file("python", path, keywords={"_": None}):
+            for line, message, _comments, _context in extract_from_file("python", path, keywords=KEYWORDS):
                 catalogue.add(message, locations=[(path.relative_to(ROOT).as_posix(), line)])
+    if domain == "widgets":
+        for text, where in notebook_widget_texts():
+            catalogue.add(text, locations=[(where, 0)])
     return catalogue
+
+
+def notebook_widget_texts() -> list[tuple[str, str]]:
+    """(text, notebook) of every control label, menu option and caption the English notebooks' interactive figures
+    show: the ``description=`` and ``caption=`` literals of their code and the labels their stored widgets hold
+    (menu options come from poslib's data: ``list(TOUR_SCHEMES)``). Texts without a Latin word of two letters (a
+    pinyin sentence, a number) are not words to translate."""
+    found: dict[str, str] = {}
+    for path in sorted(ROOT.glob(NOTEBOOKS)):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        texts: list[str] = []
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            for node in ast.walk(ast.parse("".join(cell["source"]))):
+                if isinstance(node, ast.keyword) and node.arg in ("description", "caption"):
+                    if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                        texts.append(node.value.value)
+        for model in nb["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {}).values():
+            state = model["state"]
+            if model["model_name"] in MENUS:
+                texts += state.get("_options_labels", [])
+            if model["model_name"] == "HTMLModel" and str(state.get("value", "")).startswith(LOOK):
+                texts.append(html.unescape(state["value"][len(LOOK) :]))
+        for text in texts:
+            if re.search(r"[A-Za-z]{2}", text):
+                found.setdefault(text, path.relative_to(ROOT).as_posix())
+    return sorted(found.items())
 
 
 def read(lang: str, domain: str) -> Catalog:

@@ -1,7 +1,7 @@
 """One term per concept in the Chinese edition (issue 36): the choices are in the Chinese glossary's table
 "本译本的统一译名" (i18n/zh/glossary.md); every Chinese text of the course holds to them: the translations in
-i18n/zh/ (the exercise checkers' catalogue exercises.md included), the generated documents and the Chinese the
-scripts write (the course map, the book's labels).
+i18n/zh/, the generated documents, the Chinese the scripts write (the course map, the book's labels) and poslib's
+own catalogues (poslib/locale/zh/LC_MESSAGES/*.po).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_the_chinese_the_scripts_write_names_the_notation_table() -> None:
     assert "[记号表](../docs/notation.md)" in (ROOT / "scripts" / "i18n.py").read_text(encoding="utf-8")
     book = (ROOT / "scripts" / "build_book.py").read_text(encoding="utf-8")
     assert '"notation": "记号表"' in book and "[记号表：" in book
-    for path in [ROOT / "scripts" / "build_book.py", ROOT / "poslib" / "exercises" / "i18n.py"]:
+    for path in [ROOT / "scripts" / "build_book.py", *sorted((ROOT / "poslib" / "locale").rglob("*.po"))]:
         chinese = "\n".join(line for line in path.read_text(encoding="utf-8").splitlines() if i18n._CJK.search(line))
         for concept, (form, others) in TERMS.items():
             assert not re.search(others, chinese), f"{path.relative_to(ROOT)}: {concept} (use {form})"

@@ -1,42 +1,35 @@
-"""The interactive figures' controls in Chinese (issue 36), from the catalogue i18n/zh/widgets.md.
+"""The interactive figures' words in either language (issue 46 item 2), from the widgets catalogue
+(poslib/locale/zh/LC_MESSAGES/widgets.po).
 
-Every control label and caption the English notebooks give ``interact`` has an entry (and a missing one is named);
-``interact`` in a Chinese notebook shows Chinese labels, menu words, caption and reset button, and English ones,
-byte for byte as before, elsewhere; the Chinese notebooks that ``scripts/i18n.py build`` writes store Chinese widget
-labels and captions (what a student sees before running); the book's Chinese pages say their control notes, alt and
-aria texts and live figures' words in Chinese, while the English pages read as before.
+``interact`` makes a widget's words when it builds it, in poslib's language: its own (reset button, page buttons,
+the caption's lead) are templates of the catalogue, and the labels, menu options and captions a notebook passes in
+are looked up there; every one the English notebooks show is extracted into the catalogue (scripts/catalogues.py)
+and translated. English is byte for byte what it was; label widths follow the labels' display width (wcwidth). The
+book's Chinese pages say their control notes, alt and aria texts and live figures' words in Chinese from the same
+catalogue, while the English pages read as before.
 """
 
 from __future__ import annotations
 
-import copy
 import html
 import importlib.util
 import json
 import re
 import sys
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import nbformat
 import pytest
+from babel.messages.pofile import read_po
 
-from poslib._i18n_widgets import (
-    LOOK,
-    WIDGET_STATE,
-    WIDGET_TEXT,
-    WIDGETS,
-    MissingEntry,
-    english_words,
-    label_ch,
-    localize_widgets,
-    widget_text,
-)
+from poslib import language
+from poslib.viz._live import WIDGET_TEXT, label_ch
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-_LITERAL = re.compile(r"\b(description|caption)=\"([^\"]*)\"")
+PO = ROOT / "poslib" / "locale" / "zh" / "LC_MESSAGES" / "widgets.po"
 
 
 def _tool(name: str, path: Path):
@@ -48,63 +41,76 @@ def _tool(name: str, path: Path):
     return sys.modules[name]
 
 
-i18n = _tool("i18n_tool", ROOT / "scripts" / "i18n.py")
 book = _tool("build_book", ROOT / "scripts" / "build_book.py")
+catalogues = _tool("catalogues", ROOT / "scripts" / "catalogues.py")
+english_words = book.english_words
 
 
-def english_texts() -> dict[str, set[str]]:
-    """Every text the English notebooks put on their controls: the description= and caption= literals of the code,
-    and the labels, tooltips, menu options and captions stored in their widget state."""
-    found: dict[str, set[str]] = {}
-    for path in NOTEBOOKS:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        texts: set[str] = set()
-        for cell in nb["cells"]:
-            if cell["cell_type"] == "code":
-                texts |= {m.group(2) for m in _LITERAL.finditer("".join(cell["source"]))}
-        state = nb["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-        for model in state.values():
-            s = model["state"]
-            texts |= {s[k] for k in ("description", "tooltip") if s.get(k)}
-            if model["model_name"] == "DropdownModel":
-                texts |= set(s.get("_options_labels", []))
-            if model["model_name"] == "HTMLModel" and s.get("value", "").startswith(f"<i>{LOOK}</i> "):
-                texts.add(html.unescape(s["value"][len(f"<i>{LOOK}</i> ") :]))
-        found[path.name] = {t for t in texts if english_words(t)}
-    return found
+def catalogue() -> dict[str, str]:
+    with PO.open("rb") as f:
+        return {m.id: m.string for m in read_po(f) if m.id}
 
 
-def missing_entries(texts: dict[str, set[str]]) -> list[str]:
-    """The texts (with English words) the catalogue has no Chinese for, each with its notebook."""
-    return [f"{name}: {t!r}" for name, found in texts.items() for t in sorted(found) if WIDGETS.find(t) is None]
+@pytest.fixture
+def zh() -> Iterator[None]:
+    language.set_language("zh")
+    yield
+    language.set_language(None)
 
 
-def test_every_label_and_caption_of_the_notebooks_has_an_entry() -> None:
-    texts = english_texts()
-    assert sum(map(len, texts.values())) > 80, "the notebooks' labels and captions were found"
-    missing = missing_entries(texts)
-    assert not missing, "i18n/zh/widgets.md lacks (add an entry for each):\n" + "\n".join(missing)
+@pytest.fixture
+def en() -> Iterator[None]:
+    language.set_language("en")
+    yield
+    language.set_language(None)
 
 
-def test_a_missing_entry_fails_naming_it(tmp_path: Path) -> None:
-    planted = {"99_new.ipynb": {"a label nobody translated (tokens)", "query position m (tokens)"}}
-    assert missing_entries(planted) == ["99_new.ipynb: 'a label nobody translated (tokens)'"]
-    with pytest.raises(MissingEntry, match=re.escape("'a label nobody translated (tokens)'")):
-        widget_text("a label nobody translated (tokens)", "zh", strict=True)
-    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
-    state = nb.metadata["widgets"][WIDGET_STATE]["state"]
-    next(m for m in state.values() if m["model_name"] == "DropdownModel")["state"]["description"] = "a new menu"
-    with pytest.raises(MissingEntry, match="'a new menu'") as raised:
-        localize_widgets(nb, "zh")
-    assert "i18n/zh/widgets.md" in str(raised.value)
+# ----------------------------------------------------------------------------- the catalogue
 
 
-def test_the_catalogue_keeps_numbers_and_symbols() -> None:
-    assert widget_text("pair i (dimensions 2i and 2i+1)", "zh") == "第 i 对（维度 2i 和 2i+1）"
-    assert widget_text("+1,024 (a page)", "zh") == "+1,024（翻一页）", "page sizes are numbers: one entry for all"
-    assert widget_text("slope μ = −log f (every token)", "zh") == "斜率 μ = −log f（每个 token 相同）"
-    assert widget_text("query position m (tokens)", "en") == "query position m (tokens)"
-    assert widget_text("已经是中文", "zh", strict=True) == "已经是中文", "Chinese needs no entry"
+def test_every_label_menu_and_caption_of_the_notebooks_is_translated() -> None:
+    texts = dict(catalogues.notebook_widget_texts())
+    assert len(texts) > 80, "the notebooks' labels, menus and captions were found"
+    chinese = catalogue()
+    missing = [f"{where}: {t!r}" for t, where in texts.items() if not chinese.get(t)]
+    assert not missing, "widgets.po lacks (python scripts/catalogues.py extract, then translate):\n" + "\n".join(
+        missing
+    )
+    problems = [p for p in catalogues.problems() if "/widgets.po" in p]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_missing_entry_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(book.MissingEntry, match=re.escape("'a label nobody translated (tokens)'")):
+        book.widget_text("a label nobody translated (tokens)", "zh", strict=True)
+    assert book.widget_text("已经是中文", "zh", strict=True) == "已经是中文", "Chinese needs no entry"
+    # a label a notebook shows that the catalogue lacks is listed by scripts/catalogues.py check
+    from babel.messages.catalog import Catalog
+
+    short = Catalog(locale="zh", domain="widgets")
+    for english, chinese in catalogue().items():
+        if english != "query position m (tokens)":
+            short.add(english, chinese)
+    read = catalogues.read
+    monkeypatch.setattr(catalogues, "read", lambda lang, domain: short if domain == "widgets" else read(lang, domain))
+    assert any("'query position m (tokens)'" in p for p in catalogues.problems())
+
+
+def test_the_catalogue_keeps_numbers_and_symbols_and_the_editions_rules() -> None:
+    chinese = catalogue()
+    assert chinese["pair i (dimensions 2i and 2i+1)"] == "第 i 对（维度 2i 和 2i+1）"
+    assert chinese["slope μ = −log f (every token)"] == "斜率 μ = −log f（每个 token 相同）"
+    assert language.translate("widgets", "query position m (tokens)", "en") == "query position m (tokens)"
+    sys.path.insert(0, str(ROOT / "tests"))
+    from i18n_script import i18n
+    from test_i18n_terms import TERMS
+
+    for english, text in chinese.items():
+        assert not i18n.typography_problems(text), (english, text)
+        for concept, (form, others) in TERMS.items():
+            assert not re.search(others, text), f"{english!r}: {concept} (use {form}): {text}"
+        if english != text:  # a name (RoPE, Self-Extend) is its own translation
+            assert not english_words(text), (english, text)
 
 
 # ----------------------------------------------------------------------------- live: poslib.viz.interact
@@ -122,9 +128,8 @@ def _tour_box(widgets):
     return box, menu, span, caption
 
 
-def test_interact_in_a_chinese_notebook_shows_chinese_controls(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_widget_built_in_chinese_shows_chinese_words(zh: None) -> None:
     widgets = pytest.importorskip("ipywidgets")
-    monkeypatch.setenv("POSLIB_LANG", "zh")
     box, menu, span, _ = _tour_box(widgets)
     assert (menu.description, span.description) == ("编码方式", "显示的距离范围")
     assert list(menu._options_labels) == ["三角函数式", "RoPE", "T5 桶", "ALiBi", "KERPLE"]
@@ -141,9 +146,25 @@ def test_interact_in_a_chinese_notebook_shows_chinese_controls(monkeypatch: pyte
     assert box._repr_mimebundle_()[0]["text/plain"] == "交互图：运行笔记本后才能拖动它的控件。"
 
 
-def test_interact_in_english_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_page_button_says_its_step_in_the_language_of_the_build(zh: None) -> None:
     widgets = pytest.importorskip("ipywidgets")
-    monkeypatch.setenv("POSLIB_LANG", "en")
+    from poslib.viz import interact
+    from poslib.viz.rope import RotatingPairsPlot
+
+    position = widgets.IntSlider(value=12, min=0, max=4096, description="query position m (tokens)")
+    interact(RotatingPairsPlot(), position=position)
+    plt.close("all")
+    back, forward = position.page_buttons
+    assert (back.tooltip, forward.tooltip) == ("−16（翻一页）", "+16（翻一页）")
+    language.set_language("en")
+    position = widgets.IntSlider(value=12, min=0, max=4096, description="query position m (tokens)")
+    interact(RotatingPairsPlot(), position=position)
+    plt.close("all")
+    assert [b.tooltip for b in position.page_buttons] == ["−16 (a page)", "+16 (a page)"]
+
+
+def test_a_widget_built_in_english_is_unchanged(en: None) -> None:
+    widgets = pytest.importorskip("ipywidgets")
     box, menu, span, caption = _tour_box(widgets)
     assert (menu.description, span.description) == ("family", "distances shown")
     assert list(menu._options_labels) == ["sinusoidal", "RoPE", "T5 buckets", "ALiBi", "KERPLE"]
@@ -155,64 +176,10 @@ def test_interact_in_english_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> No
     assert box._repr_mimebundle_()[0]["text/plain"] == WIDGET_TEXT
 
 
-# ----------------------------------------------------------------------------- build: the stored Chinese notebooks
-
-
-@pytest.fixture(scope="module")
-def zh_notebooks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("zh")
-    i18n.build("zh", out, documents=False)
-    return out
-
-
-def _stored_texts(nb) -> list[str]:
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-    texts = []
-    for model in state.values():
-        s = model["state"]
-        texts += [s[k] for k in ("description", "tooltip") if s.get(k)]
-        texts += list(s.get("_options_labels", [])) if model["model_name"] == "DropdownModel" else []
-        texts += [s["value"]] if model["model_name"] == "HTMLModel" and s.get("value") else []
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            if book.WIDGET_VIEW in output.get("data", {}):
-                texts.append("".join(output["data"].get("text/plain", "")))
-    return texts
-
-
-def test_the_chinese_notebooks_store_chinese_controls(zh_notebooks: Path) -> None:
-    problems, captions = [], 0
-    for path in NOTEBOOKS:
-        english = nbformat.read(path, as_version=4)
-        zh = nbformat.read(zh_notebooks / path.name, as_version=4)
-        texts = _stored_texts(zh)
-        captions += sum(t.startswith("<i>观察要点：</i>") for t in texts)
-        captions -= sum(t.startswith(f"<i>{LOOK}</i> ") for t in _stored_texts(english))
-        problems += [f"{path.name}: {t!r} ({', '.join(english_words(t))})" for t in texts if english_words(t)]
-        assert len(texts) == len(_stored_texts(english))
-        assert zh.metadata.get("widgets", {}).keys() == english.metadata.get("widgets", {}).keys()
-    assert not problems, "English left in the stored widgets of the Chinese notebooks:\n" + "\n".join(problems)
-    assert captions == 0, "every stored caption reads 观察要点："
-
-
-def test_stored_label_widths_follow_the_chinese_labels(zh_notebooks: Path) -> None:
-    zh = nbformat.read(zh_notebooks / "11_extending_a_trained_model.ipynb", as_version=4)
-    state = zh.metadata["widgets"][WIDGET_STATE]["state"]
-    labels = [m["state"]["description"] for m in state.values() if "SliderModel" in m["model_name"]]
-    widths = {
-        state[m["state"]["style"][len("IPY_MODEL_") :]]["state"]["description_width"]
-        for m in state.values()
-        if "SliderModel" in m["model_name"]
-    }
-    assert widths == {f"{label_ch([*labels, '方法'])}ch"}
-
-
-def test_the_english_notebooks_are_untouched_by_localize() -> None:
-    for path in NOTEBOOKS:
-        nb = nbformat.read(path, as_version=4)
-        before = copy.deepcopy(nb)
-        localize_widgets(nb, "en")
-        assert nb == before
+def test_label_widths_count_display_columns() -> None:
+    assert label_ch(["base"]) == 6 and label_ch([]) == 6, "at least 4 columns, plus the colon's 2"
+    assert label_ch(["offset m − n (tokens)"]) == len("offset m − n (tokens)") + 2
+    assert label_ch(["底数", "位置 m（token）"]) == 2 * 4 + len(" m") + len("token") + 2
 
 
 # ----------------------------------------------------------------------------- book: the Chinese pages' own words
@@ -277,9 +244,9 @@ def test_chinese_alt_text_splits_at_chinese_sentence_ends() -> None:
     assert book._lead_sentence(english) == "Each head has its own slope, and the steeper it is the nearer it looks."
 
 
-def test_a_chinese_page_has_no_english_around_its_figures(zh_notebooks: Path) -> None:
+def test_a_chinese_page_has_no_english_around_its_figures() -> None:
     """The zh page of 07 as the book prepares it without frames: every alt text and widget note is Chinese."""
-    nb = nbformat.read(zh_notebooks / "07_alibi.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "notebooks" / "zh" / "07_alibi.ipynb", as_version=4)
     page = book.Page("07_alibi", book._notebook_title(nb, "07_alibi"), nb, "notebooks/zh/07_alibi.ipynb")
     prepared = book.prepare(page, None, "zh")
     alts, notes = [], []

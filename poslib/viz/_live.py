@@ -1,31 +1,46 @@
-"""The LivePlot protocol: build a figure once, update it in place, show it with widgets."""
+"""The LivePlot protocol: build a figure once, update it in place, show it with widgets.
+
+A widget's words are made when :func:`interact` builds it, in poslib's language (:mod:`poslib.language`): its own
+words (the reset button, a page button's tooltip, the caption's lead) are templates of the ``widgets`` catalogue,
+and the labels, menu options and caption a notebook passes in are looked up in the same catalogue (their Chinese
+is listed there, extracted from the English notebooks by ``scripts/catalogues.py``). The values a control sets
+stay as the code wrote them.
+"""
 
 from __future__ import annotations
 
 import base64
 import functools
+import html
 import importlib
 import io
 import math
 import os
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from matplotlib.figure import Figure
+from wcwidth import wcswidth
 
-from .._i18n_widgets import caption_html, widget_text
-from .._i18n_widgets import label_ch as _label_width
-from ..exercises.i18n import language
+from ..language import language, translate, translator
 from ._blit import FrameCache, png_bytes
 from ._book_hook import FRAMES_ENV, record_for_book
 from .style import RENDER_DPI, display_width_px, freeze_layout
 
-__all__ = ["LivePlot", "all_live_plots", "interact", "render_png"]
+__all__ = ["LivePlot", "all_live_plots", "caption_html", "interact", "label_ch", "render_png"]
 
 TRACK_PX = 440  # track beside the label: a 4096-position slider moves ~9 positions per pixel; the box is exact
 FINE_STEPS = 256  # sliders with more steps than this get a linked number box
-WIDGET_TEXT = "Interactive figure: run the notebook to move its controls."  # scripts/run_notebooks.py writes the same
+_ = translator("widgets")
+
+
+def N_(template: str) -> str:
+    """Marks a template of the widgets catalogue that is looked up where it is used (scripts/catalogues.py)."""
+    return template
+
+
+WIDGET_TEXT = N_("Interactive figure: run the notebook to move its controls.")  # scripts/run_notebooks.py: the same
 
 
 def render_png(fig: Figure, dpi: int = RENDER_DPI, *, compress_level: int = 1) -> bytes:
@@ -160,8 +175,8 @@ def _page_step(span: float, step: float) -> float:
     return step * math.ceil(span / step / FINE_STEPS)
 
 
-def _widen(w: Any, widgets: Any, label_ch: int, lang: str = "en") -> Any:
-    """Full labels, all ``label_ch`` wide so the tracks line up; readouts with the step's digits; page steps.
+def _widen(w: Any, widgets: Any, width: int) -> Any:
+    """Full labels, all ``width`` ch wide so the tracks line up; readouts with the step's digits; page steps.
 
     A slider with more than :data:`FINE_STEPS` steps gets a linked number box (exact
     values) and two buttons that move it by a page step of about 1/256 of its range.
@@ -174,10 +189,10 @@ def _widen(w: Any, widgets: Any, label_ch: int, lang: str = "en") -> Any:
         w.layout.width = "auto"
         return w
     if hasattr(w, "style") and hasattr(w.style, "description_width"):
-        w.style.description_width = f"{label_ch}ch"
+        w.style.description_width = f"{width}ch"
     is_slider = "Slider" in type(w).__name__
     if is_slider:
-        w.layout.width = f"calc({label_ch}ch + {TRACK_PX}px)"  # the label's share does not shorten the track
+        w.layout.width = f"calc({width}ch + {TRACK_PX}px)"  # the label's share does not shorten the track
     # One format for counts everywhere (slider readouts and figure titles): 16,384, not 16384.
     if isinstance(w, widgets.IntSlider) and w.readout_format == "d":
         w.readout_format = ",d"
@@ -199,10 +214,9 @@ def _widen(w: Any, widgets: Any, label_ch: int, lang: str = "en") -> Any:
     widgets.link((w, "max"), (box, "max"))
     buttons = []
     for sign, icon in ((-1, "backward"), (1, "forward")):
+        tooltip = _("−{page} (a page)") if sign < 0 else _("+{page} (a page)")
         button = widgets.Button(
-            icon=icon,
-            tooltip=widget_text(f"{'−' if sign < 0 else '+'}{page:,} (a page)", lang),
-            layout=widgets.Layout(width="36px"),
+            icon=icon, tooltip=tooltip.format(page=f"{page:,}"), layout=widgets.Layout(width="36px")
         )
         button.on_click(lambda _b, sign=sign: setattr(w, "value", min(w.max, max(w.min, w.value + sign * page))))
         buttons.append(button)
@@ -210,20 +224,30 @@ def _widen(w: Any, widgets: Any, label_ch: int, lang: str = "en") -> Any:
     return widgets.HBox([w, box, *buttons])
 
 
+def label_ch(labels: Iterable[str]) -> int:
+    """One description width for the controls of a figure, in ``ch``: the widest label as a terminal shows it
+    (wcwidth: a Chinese character takes two columns), at least 4, plus room for the colon."""
+    return max(max((wcswidth(s) for s in labels), default=0), 4) + 2
+
+
 def _label_ch(controls: dict[str, Any]) -> int:
-    """One description width for every control of a figure: the longest label, in ``ch`` (a Chinese character counts
-    twice), plus room for the colon."""
-    return _label_width(getattr(w, "description", "") for w in controls.values())
+    return label_ch(getattr(w, "description", "") for w in controls.values())
 
 
-def _localize(controls: dict[str, Any], widgets: Any, lang: str) -> None:
-    """The controls' labels and the words among a menu's options in ``lang`` (the values stay as they are)."""
+def caption_html(caption: str) -> str:
+    """The HTML of a figure's caption line, "<i>What to look for:</i> …", in the current language."""
+    return _("<i>What to look for:</i> {caption}").format(caption=html.escape(translate("widgets", caption)))
+
+
+def _localize(controls: dict[str, Any], widgets: Any) -> None:
+    """The controls' labels and the words among a menu's options in the current language (the values stay as they
+    are): each is looked up in the widgets catalogue."""
     for w in controls.values():
         if getattr(w, "description", ""):
-            w.description = widget_text(w.description, lang)
+            w.description = translate("widgets", w.description)
         if isinstance(w, widgets.Dropdown | widgets.RadioButtons | widgets.Select | widgets.ToggleButtons):
             labels = [str(s) for s in w._options_labels]
-            shown = [widget_text(s, lang) for s in labels]
+            shown = [translate("widgets", s) for s in labels]
             if shown != labels:
                 value = w.value
                 w.options = list(zip(shown, w._options_values, strict=True))
@@ -241,7 +265,7 @@ class _Interactive:
             return None
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         png = base64.b64encode(render_png(self.plot.fig, compress_level=9)).decode("ascii")
-        data = {**data, "image/png": png, "text/plain": widget_text(WIDGET_TEXT)}
+        data = {**data, "image/png": png, "text/plain": _(WIDGET_TEXT)}
         return data, {**meta, "image/png": {"width": display_width_px(self.plot.fig)}}
 
 
@@ -265,10 +289,9 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
     import ipywidgets as widgets
 
     plot._check(controls)
-    # "zh" in a Chinese notebook: labels, menus, caption, reset button from i18n/zh/widgets.md
-    lang = language()
-    if lang != "en":
-        _localize(controls, widgets, lang)
+    # the labels and menus in the language current now (English: as the notebook wrote them)
+    if language() != "en":
+        _localize(controls, widgets)
     # Start from the controls' values, not the plot's defaults: otherwise a control created with
     # another value (a Dropdown on its second option) sits beside a figure of a different setting.
     plot.update(**{name: w.value for name, w in controls.items()})
@@ -303,20 +326,18 @@ def interact(plot: LivePlot, caption: str = "", **controls: Any) -> Any:
         on_change()
 
     apply_limits()
-    label_ch = _label_ch(controls)
-    rows = [_widen(w, widgets, label_ch, lang) for w in controls.values()]
+    width = _label_ch(controls)
+    rows = [_widen(w, widgets, width) for w in controls.values()]
     if os.environ.get(FRAMES_ENV):  # scripts/build_book.py --frames: draw this figure's frames for the book
-        record_for_book(plot, controls, widget_text(caption, lang))
+        record_for_book(plot, controls, translate("widgets", caption) if caption else caption)
     for w in controls.values():
         w.observe(on_change, names="value")
-    button = widgets.Button(
-        description=widget_text("reset", lang), tooltip=widget_text("back to the starting values", lang), icon="undo"
-    )
+    button = widgets.Button(description=_("reset"), tooltip=_("back to the starting values"), icon="undo")
     button.layout.width = "90px"
     button.on_click(reset)
     children: list[Any] = [*rows, button]
     if caption:
-        children.append(widgets.HTML(caption_html(caption, lang)))
+        children.append(widgets.HTML(caption_html(caption)))
     box = _box_class()([*children, image])
     box.plot, box.image, box.controls = plot, image, controls
     return box
