@@ -419,7 +419,7 @@ _EN_COUNT = "|".join([*_EN_CARDINAL, r"\d+", "a", "an"])
 _EN_WORD = re.compile(
     rf"\b(?:(?P<fn>{_EN_COUNT})[\s-]+(?P<fd>{'|'.join(_EN_FRACTION_NAME)})\b"  # a seventh, two thirds, one half
     rf"|(?P<half>half|quarter)\b"
-    rf"|(?P<in_n>{_EN_COUNT})\s+(?:in|out\s+of)\s+(?P<in_d>{'|'.join(_EN_CARDINAL)}|\d+)\b"  # one in seven
+    rf"|(?<![\^\d.])(?P<in_n>{_EN_COUNT})\s+(?:in|out\s+of)\s+(?P<in_d>{'|'.join(_EN_CARDINAL)}|\d+)\b"  # one in seven
     rf"|(?:(?P<few>a\s+few|several|few|some)\s+)?(?P<mag>tens|dozens|hundreds|thousands|millions|billions)"
     rf"(?:\s+of\s+(?P<mag2>thousands|millions))?\b"
     rf"|(?P<fewscale>a\s+few|several|few)\s+(?P<scale>dozen|hundred|thousand|million|billion)\b"
