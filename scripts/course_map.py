@@ -191,6 +191,18 @@ COURSE = (
         ),
         14,
     ),
+    Notebook(
+        "13_position_in_late_2026_models.ipynb",
+        "Position in late-2026 models",
+        (
+            "read a partial-rotary config in both conventions (Gemma 4's proportional, Qwen3.5's rotated dims)",
+            "show why DeepSeek-V4's rotated values depend on distance only, and what the turn back does",
+            "tell when rotations from generators give a relative score, and write PaTH as softmax over "
+            "delta-rule-corrected queries and keys",
+            "say which frequency pairs time, height and width get in M-RoPE, VideoRoPE and HoPE",
+        ),
+        14,
+    ),
 )
 
 HEADER_ID, EXERCISES_ID, FURTHER_ID = "course-map", "exercises", "going-further"

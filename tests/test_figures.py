@@ -40,6 +40,12 @@ from poslib.viz import all_live_plots, interact, render_png, style
 from poslib.viz._blit import FrameCache, png_bytes
 from poslib.viz.contextual import fire_function_figure
 from poslib.viz.lab import attention_profile_figure, passkey_map_figure, perplexity_figure, ppl_and_passkey_figure
+from poslib.viz.late2026 import (
+    generator_drift_figure,
+    partial_rotary_figure,
+    path_deltanet_figure,
+    vo_rope_shift_figure,
+)
 from poslib.viz.learned import offset_profiles_figure, table_heatmaps
 from poslib.viz.production import longrope_divisors_figure, sink_mass_figure
 from poslib.viz.relative import heatmap_row
@@ -356,6 +362,18 @@ STATIC = {
     "longrope_divisors_figure": lambda: longrope_divisors_figure(_longrope_config()),
     "sink_mass_figure": lambda: sink_mass_figure(
         [1, 16, 256], [0.0, 4.0], np.random.default_rng(0).uniform(0, 1, (5, 2, 3)), np.full((2, 3), 0.5)
+    ),
+    "partial_rotary_figure": lambda: partial_rotary_figure(
+        np.arange(50), {"one reading": np.cos(np.arange(50) / 9), "another": np.cos(np.arange(50) / 20)}
+    ),
+    "vo_rope_shift_figure": lambda: vo_rope_shift_figure(
+        np.array([0, 1, 10, 100]), {"with": np.array([0, 1e-16, 1e-15, 1e-14]), "without": np.array([0, 1.0, 2, 3])}
+    ),
+    "generator_drift_figure": lambda: generator_drift_figure(
+        np.linspace(0, 0.5, 6), np.linspace(0, 0.4, 6), np.array([1e-16, 0.05, 0.1, 0.2, 0.3, 0.4])
+    ),
+    "path_deltanet_figure": lambda: path_deltanet_figure(
+        np.array([1.0, 0.1, 0.01]), np.array([1e-15, 1e-8, 1e3]), np.array([3.0, 1e6, 1e20])
     ),
 }
 

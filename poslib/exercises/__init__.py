@@ -16,7 +16,7 @@ import numpy as np
 
 from ._base import Exercise, Feedback, Mistake
 
-NOTEBOOKS = tuple(f"{n:02d}" for n in range(13))
+NOTEBOOKS = tuple(f"{n:02d}" for n in range(14))
 
 
 def module(number: str) -> ModuleType:
