@@ -1194,7 +1194,7 @@ def main() -> int:
         help="build: then execute the notebooks whose code changed, or the ones named (08_extrapolation_lab.ipynb)",
     )
     parser.add_argument("--all", action="store_true", help="build --execute: execute every generated notebook")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()  # build --execute 08_extrapolation_lab.ipynb: options among the names
     if args.command == "typeset":
         for path in [p.resolve() for p in args.paths] or sorted((I18N / args.lang).rglob("*.md")):
             text, joined, edits = typeset(path.read_text(encoding="utf-8"))

@@ -91,14 +91,19 @@ def replace_widget_text(nb: nbformat.NotebookNode) -> int:
     What a reader sees before the kernel runs is a saved widget's fallback. ``poslib.viz.interact``
     already saves a PNG of its figure and this text beside the widget; any other widget would fall
     back to its repr (``VBox(children=(HBox(...``), which this replaces. nbval does not compare
-    widget cells (they carry the ``nbval-ignore-output`` tag).
+    widget cells (they carry the ``nbval-ignore-output`` tag). The text is in the notebook's language
+    (``metadata.language``, which the Chinese build sets), from poslib's widgets catalogue.
     """
+    from poslib.language import translate
+
+    # in the notebook's own language: a Chinese notebook (notebooks/zh/, metadata language "zh") says it in Chinese
+    text = translate("widgets", WIDGET_TEXT, nb.metadata.get("language", "en"))
     changed = 0
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            if WIDGET_VIEW in data and data.get("text/plain") != WIDGET_TEXT:
-                data["text/plain"] = WIDGET_TEXT
+            if WIDGET_VIEW in data and data.get("text/plain") != text:
+                data["text/plain"] = text
                 changed += 1
     return changed
 

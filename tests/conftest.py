@@ -28,8 +28,9 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 
 # Seconds each file took in a whole `pytest` run on the shared 2-core machine (2026-12-01, a loaded run of
 # 978 s; per-test start and end times on each worker), rounded; files under 10 s are left out. Only the order
-# matters. A notebook missing here counts as NOTEBOOK_SECONDS (strict nbval of one takes 15-70 s), any other
-# missing file as 0 s: it runs after these, in collection order. Refresh the table from `--durations=0` when a
+# matters. A Chinese notebook (notebooks/zh/) counts as its English one, a notebook missing here as
+# NOTEBOOK_SECONDS (strict nbval of one takes 15-70 s), any other missing file as 0 s: it runs after these, in
+# collection order. Refresh the table from `--durations=0` when a
 # file's time changes a lot; a stale entry costs CI time, never a check.
 FILE_SECONDS: dict[str, float] = {
     "tests/browser/test_notebooks_in_browser.py": 560,  # every notebook with a widget, run and moved in Chromium
@@ -68,6 +69,9 @@ def _file_of(item: pytest.Item) -> str:
 
 
 def _seconds(path: str) -> float:
+    # a Chinese notebook (notebooks/zh/) runs the same code as its English one: it takes as long
+    if path not in FILE_SECONDS:
+        path = path.replace("notebooks/zh/", "notebooks/")
     return FILE_SECONDS.get(path, NOTEBOOK_SECONDS if path.endswith(".ipynb") else 0.0)
 
 
