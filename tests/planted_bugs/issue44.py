@@ -2,8 +2,9 @@
 
 Each is a mistake a port of the reference code makes: the proportional exponent taken over the rotated dims (the
 rotated-dims rule of Qwen3-Next / GLM-4.5 applied to Gemma 4), the attention output's turn back left out or turned
-the wrong way, and the sink's column kept after the softmax. Notebook 13, which is to show them, is not written
-yet (issue 44): until it names these bugs, they count as caught by their unit tests.
+the wrong way, and the sink's column kept after the softmax. Notebook 13 shows each: its check of Gemma 4's
+frequencies against 1e6^(−2i/512) and of the convention gap (§2), and its checks of the shift by Δ and of the
+weights' columns (§3).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from poslib.attn import softmax
 
 from . import bug, swap
 
-NOTEBOOK_13_PENDING = "notebook 13 (issue 44), which is to show this, is not written yet"
+NOTEBOOK_13 = ("notebooks/13_position_in_late_2026_models.ipynb",)
 VO_TESTS = (
     "tests/test_vo_rope.py",
     "tests/test_reference_issue44.py::test_vo_rope_attention_matches_deepseek_v4_attention",
@@ -30,8 +31,7 @@ VO_TESTS = (
         "tests/test_partial_rotary.py",
         "tests/test_reference_issue44.py::test_gemma4_full_and_sliding_layers_match_transformers",
     ),
-    notebooks=(),
-    unit_only=NOTEBOOK_13_PENDING,
+    notebooks=NOTEBOOK_13,
     thread="pie-project/pie #602; transformers' _compute_proportional_rope_parameters divides by head_dim",
 )
 def _proportional_exponent_over_rotated_dims() -> None:
@@ -51,8 +51,7 @@ def _proportional_exponent_over_rotated_dims() -> None:
     "vo_rope_turn_back_omitted",
     "DeepSeek-V4's attention output left rotated: the turn back by the query's position (−i) is skipped",
     tests=VO_TESTS,
-    notebooks=(),
-    unit_only=NOTEBOOK_13_PENDING,
+    notebooks=NOTEBOOK_13,
     thread="transformers DeepseekV4Attention: apply_rotary_pos_emb(attn_output, cos, -sin) after the attention",
 )
 def _vo_rope_turn_back_omitted() -> None:
@@ -63,8 +62,7 @@ def _vo_rope_turn_back_omitted() -> None:
     "vo_rope_turn_back_sign_flipped",
     "DeepSeek-V4's attention output turned by +i instead of −i (sin not negated): R_{i+j} instead of R_{j−i}",
     tests=VO_TESTS,
-    notebooks=(),
-    unit_only=NOTEBOOK_13_PENDING,
+    notebooks=NOTEBOOK_13,
     thread="DeepSeek's inference code: apply_rotary_emb(o[..., -rd:], freqs_cis, True), the conjugate",
 )
 def _vo_rope_turn_back_sign_flipped() -> None:
@@ -75,8 +73,7 @@ def _vo_rope_turn_back_sign_flipped() -> None:
     "vo_rope_sink_column_kept",
     "the sink's column kept after the softmax over [scores | sink]: the weights get one column more than the keys",
     tests=VO_TESTS,
-    notebooks=(),
-    unit_only=NOTEBOOK_13_PENDING,
+    notebooks=NOTEBOOK_13,
     thread="gpt-oss / DeepSeek-V4 eager_attention_forward: `scores = probs[..., :-1]  # we drop the sink here`",
 )
 def _vo_rope_sink_column_kept() -> None:

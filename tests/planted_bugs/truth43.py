@@ -47,7 +47,7 @@ def _rope_cache_drift_unwrapped() -> None:
     "path_scores_beta_halved",
     "path_scores multiplies each factor's w wᵀ by η/2 instead of η (PaTH's strength halved: η = 2 no longer reflects)",
     tests=("tests/test_path_attn.py",),
-    notebooks=("notebooks/12_position_from_the_data.ipynb",),
+    notebooks=("notebooks/12_position_from_the_data.ipynb", "notebooks/13_position_in_late_2026_models.ipynb"),
     thread="issue 43 item 6 (12's 'η = 2, unit normals' check ran poslib.viz.datadep.reflection_path, not path_scores)",
 )
 def _path_scores_beta_halved() -> None:
