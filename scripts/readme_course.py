@@ -62,6 +62,12 @@ COVERS = {
         "Householder reflections (RoPE's rotations chosen by the data); the lab's FoX, stick-breaking and RoPE/NoPE "
         "hybrid over seeds",
     ),
+    "13": (
+        "after the sources",
+        "Gemma 4's proportional partial rotary against the rotated-dims convention, DeepSeek-V4's rotated values, "
+        "rotations from commuting generators, PaTH as softmax over delta-rule-corrected queries and keys, how "
+        "M-RoPE, VideoRoPE and HoPE share a head's frequencies; DroPE pending",
+    ),
 }
 
 _TITLE = re.compile(r"\*\*(\d\d) (.+?) ◀ you are here\*\*")
