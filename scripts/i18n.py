@@ -41,8 +41,9 @@ holds it to the English cell as a syntax tree); a first code cell (id "zh-langua
 out in Chinese. Nothing is translated after it is printed: the outputs are made by executing the notebook.
 
   build --execute [NAME ...]  after writing, execute (scripts/run_notebooks.py, a fresh kernel each, POSLIB_LANG
-                              unset) the notebooks whose code changed, or the ones named (08_extrapolation_lab.ipynb);
-                              --all: every one (13 notebooks, about 7 CPU minutes). A code cell whose source is
+                              unset) the notebooks with a code cell changed or not run, or the ones named
+                              (08_extrapolation_lab.ipynb); --all: every one (several minutes: each runs as
+                              long as its English twin). A code cell whose source is
                               unchanged keeps its stored outputs until then; strict nbval (pytest) checks them.
 """
 
@@ -1092,7 +1093,8 @@ def sources_digest(nb: Any) -> str:
 
 def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> list[Path]:
     """Write the translated notebooks into ``out`` and (``documents``) the documents into docs/<lang>/ and the
-    README beside the English one. Return the notebooks whose code changed (they need executing) and the documents.
+    README beside the English one. Return the documents and the notebooks that need executing (a code cell changed,
+    or did not run).
 
     A notebook's sources are written: translated markdown, code cells with their Chinese block (or the English
     code), and a first code cell that sets the language. Its outputs are made by executing it (``--execute``), never
@@ -1145,9 +1147,9 @@ def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> 
             if cell.cell_type != "code":
                 continue
             before = ran.get(cell.get("id"))
-            if before is not None and before.source == cell.source:
+            if before is not None and before.source == cell.source and before.execution_count is not None:
                 cell.outputs, cell.execution_count = before.outputs, before.execution_count
-            else:
+            else:  # changed, or never run (a failed execution): to execute
                 cell.outputs, cell.execution_count, changed = [], None, True
         nb.metadata["language"] = lang
         if old is not None:  # the kernel metadata the last execution stored (scripts/run_notebooks.py)
@@ -1175,7 +1177,7 @@ def execute(notebooks: list[Path]) -> list[str]:
         try:
             print(f"{run_notebooks.run(path, 900):6.1f} s", flush=True)
         except Exception as err:  # keep going so one broken notebook does not hide the others
-            print(f"FAILED: {type(err).__name__}: {str(err)[:400]}", flush=True)
+            print(f"FAILED: {type(err).__name__}: …{str(err)[-600:]}", flush=True)  # the error is at the end
             failed.append(path.name)
     return failed
 

@@ -142,6 +142,8 @@ _WORD = r"(?<![\w+.-])[A-Za-z][a-z]{2,}(?![\w+(-])"
 _PHRASE = re.compile(rf"{_WORD}(?:[ ,]+{_WORD}){{2,}}")
 ENGLISH_LEFT: dict[str, str] = {
     # "<notebook stem> <cell id>": why its output still holds English
+    "00_tour c791505c": "poslib's IndexError, printed as raised: poslib's error messages are English, like Python's",
+    "02_learned_absolute bad207af": "poslib's IndexError, printed as raised (as in 00)",
 }
 
 
