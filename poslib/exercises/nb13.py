@@ -107,7 +107,7 @@ EXERCISES = (
         check=check_proportional_freq,
         takeaway=(
             lambda: _(
-                "So pair 1 turns at {slow:.4f} rad per token, not {fast:.4f} as the rotated-dims rule would make "
+                "So pair 1 turns at {slow:.3f} rad per token, not {fast:.3f} as the rotated-dims rule would make "
                 "it, and 6 of the 8 pairs carry no position at all."
             ).format(slow=BASE ** (-2 / HEAD), fast=BASE ** (-2 / (HEAD * PARTIAL)))
         ),
@@ -135,9 +135,9 @@ EXERCISES = (
         check=check_value_turn,
         takeaway=(
             lambda: _(
-                "So the value 4 tokens back is turned by {angle:.1f} rad, whatever i and j are, as long as j − i = −4: "
+                "So the value 4 tokens back is turned by {angle} rad, whatever i and j are, as long as j − i = −4: "
                 "its contribution depends on distance only."
-            ).format(angle=(VALUE - QUERY) * THETA)
+            ).format(angle=f"{(VALUE - QUERY) * THETA:.1f}".replace("-", "\u2212"))
         ),
         mistakes=(
             Mistake("answer = (i - j) * theta", "sign"),
