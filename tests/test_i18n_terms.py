@@ -135,7 +135,7 @@ def test_the_paired_rules_words() -> None:
     problems = []
     for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         cells = i18n.english_code_cells(notebook)
-        for cid, (_, chinese_source) in i18n.read_code_blocks(i18n.code_translation_path(notebook, "zh")).items():
+        for cid, chinese_source in i18n.translated_code(notebook, "zh").items():  # the current blocks
             kept = set(i18n.code_literals(chinese_source))  # a literal kept as written is a key ("beats"), not words
             english = " ".join(s for s in i18n.code_literals(cells.get(cid, "")) if s not in kept)
             chinese = " ".join(kept)
