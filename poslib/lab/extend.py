@@ -24,6 +24,18 @@ linear warm-up, cosine to a tenth) with peak ``finetune_lr`` (a tenth of pretrai
 ``finetune_warmup`` steps, gradients clipped to 1, and the same bytes per step as pretraining:
 batch_size / s windows of L' bytes from their own data stream (the same for every method), plus
 passkey_rows / s passkey sequences of L' bytes when ``passkey`` is on.
+
+**DroPE** (``rope+drope``, off unless ``drope_steps`` > 0; Gelberg et al., Sakana AI, arXiv 2512.12167): RoPE is
+dropped from the trained model (the same weights read as the lab's ``nope`` model: RoPE has no parameters) and the
+model is recalibrated at L_train itself, then scored without positions at every length. The recipe read at
+SakanaAI/DroPE (commit 260a8bb9f4fda0673266ddfee7668915aade8b33: ``cfgs/run_cfg/smollm_360m_drope.yaml``,
+``cfgs/trainer_cfg/base.yaml``, ``custom_models/drope.py``): ``attention_type: nope`` (QK-norm variants exist and
+are left out here), the pretraining sequence length (``max_seq_length: 2048``), AdamW β = (0.9, 0.999), no weight
+decay, cosine schedule with 3 % warm-up, gradients clipped to 1; for SmolLM-360M 120 000 steps of 64 × 2048 tokens
+at peak learning rate 3e-4, about 15.7 B tokens. The paper's "about 1 % of the pretraining tokens" was not
+confirmed from its text here; ``drope_steps`` = ⌈0.01 · steps⌉ spends 1 % of the lab's pretraining bytes (same
+batch and window as pretraining, its own data stream). The lab's schedule (:func:`poslib.lab.lr_at`) stands in for
+the cosine with warm-up, at ``finetune_lr``.
 """
 
 from __future__ import annotations
@@ -59,11 +71,13 @@ from .schemes import RemapSettings, split_scheme
 from .train import PASSKEY_STREAM, _optimizer, train_model
 
 __all__ = [
+    "DROPE",
     "FINETUNE_METHODS",
     "TRAINING_FREE",
     "TUNED_SCALINGS",
     "ExtendConfig",
     "deployed_remaps",
+    "drope_model",
     "finetune_model",
     "load_trained_model",
     "reading_perplexity",
@@ -99,6 +113,8 @@ TUNED_SCALINGS: dict[str, str] = {
     "rope+dynamic_tuned": "dynamic",
 }
 FINETUNE_STREAM = 0xF17E  # added to the seed of the fine-tuning data stream (pretraining's is the seed itself)
+DROPE = "rope+drope"  # the trained rope model with RoPE dropped and recalibrated (drope_steps > 0)
+DROPE_STREAM = 0xD20E  # added to the seed of DroPE's recalibration data stream
 
 
 @dataclass(frozen=True)
@@ -131,6 +147,13 @@ class ExtendConfig:
         "positive",
     )
 
+    drope_steps: int = _f(
+        0,
+        "--extend: DroPE: drop RoPE from the trained model and recalibrate it this many steps at train_len, scored "
+        "as rope+drope (0: off; ceil(0.01 × steps) spends 1 %% of the pretraining bytes)",
+        "non-negative",
+    )
+
     def __post_init__(self) -> None:
         check_fields(self)
         if not isinstance(self.dca, bool):
@@ -148,8 +171,11 @@ class ExtendConfig:
         return RemapSettings(self.rerope_window, float(self.leak), self.self_extend_window, self.group_size)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-dict form for the results file."""
-        return dataclasses.asdict(self)
+        """Plain-dict form for the results file (``drope_steps`` only when on, so earlier runs keep their key)."""
+        out = dataclasses.asdict(self)
+        if not out["drope_steps"]:
+            del out["drope_steps"]
+        return out
 
 
 def finetune_model(
@@ -245,6 +271,66 @@ def finetune_model(
         "n_params": tuned.n_params(),
         "rope_scaling": tuned.rope_scaling,
         "finetune_len": long_len,
+    }
+
+
+def drope_model(
+    model: LabModel,
+    cfg: LabConfig,
+    ext: ExtendConfig,
+    corpus: Corpus,
+    seed: int,
+    *,
+    stop_after: int | None = None,
+) -> tuple[LabModel, dict[str, Any]]:
+    """The trained ``rope`` model with RoPE dropped (read as the lab's ``nope`` model) and recalibrated: DroPE.
+
+    ``ext.drope_steps`` steps at L_train with pretraining's batch (its own data stream, ``seed + DROPE_STREAM``)
+    and the fine-tuning recipe of this module (fresh AdamW, the lab's schedule with peak ``finetune_lr`` and
+    ``finetune_warmup`` steps, no weight decay, gradients clipped to 1); see the module docstring for the
+    reference recipe. ``model`` itself is not changed. The record holds the loss of every step, the median step
+    time (ms), the seconds (wall and CPU) and the recalibration length. ``stop_after`` runs only the first steps.
+    """
+    if model.name != "rope":
+        raise ValueError(f"DroPE drops RoPE from the lab's 'rope' model, got {model.name!r}")
+    if ext.drope_steps < 1:
+        raise ValueError(f"drope_steps must be positive to recalibrate, got {ext.drope_steps}")
+    device = next(model.parameters()).device
+    dropped = LabModel("nope", cfg.model).to(device)
+    dropped.load_state_dict(model.state_dict())  # RoPE has no parameters: the same weights, no positions
+    tc = dataclasses.replace(
+        cfg.train,
+        steps=ext.drope_steps,
+        lr=ext.finetune_lr,
+        warmup_steps=min(ext.finetune_warmup, ext.drope_steps),
+        weight_decay=0.0,
+    )
+    opt, schedule = _optimizer(dropped, tc)
+    batches = batch_generator(corpus.train, cfg.train.batch_size, cfg.train_len, seed + DROPE_STREAM)
+    n_steps = tc.steps if stop_after is None else min(tc.steps, stop_after)
+    losses: list[float] = []
+    step_ms: list[float] = []
+    dropped.train()
+    start, cpu_start = time.perf_counter(), time.process_time()
+    for _ in range(n_steps):
+        t0 = time.perf_counter()
+        x, y = (t.to(device) for t in next(batches))
+        loss = F.cross_entropy(dropped(x).flatten(0, 1), y.flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
+        torch.nn.utils.clip_grad_norm_(dropped.parameters(), 1.0)
+        opt.step()
+        schedule.step()
+        losses.append(loss.item())
+        step_ms.append(1000 * (time.perf_counter() - t0))
+    dropped.eval()
+    return dropped, {
+        "losses": losses,
+        "step_ms_median": statistics.median(step_ms) if step_ms else None,
+        "train_seconds": time.perf_counter() - start,
+        "train_cpu_seconds": time.process_time() - cpu_start,
+        "n_params": dropped.n_params(),
+        "recalibration_len": cfg.train_len,
     }
 
 
@@ -401,6 +487,17 @@ def _seed_run(
 
         numbers[method], records[method] = _stage(folder, key, seed, method.replace("+", "_"), finetune)
         say(f"{method} fine-tuned and scored ({records[method]['train_cpu_seconds']:.0f} s CPU)")
+    if ext.drope_steps > 0:
+
+        def drope() -> tuple[dict[str, Any], dict[str, Any]]:
+            dropped, d_record = drope_model(model, cfg, ext, corpus, seed)
+            cpu = time.process_time()
+            scored = _run.score_model(dropped, cfg, spans, None)
+            d_record["eval_cpu_seconds"] = time.process_time() - cpu
+            return scored, d_record
+
+        numbers[DROPE], records[DROPE] = _stage(folder, key, seed, DROPE.replace("+", "_"), drope)
+        say(f"{DROPE} recalibrated and scored ({records[DROPE]['train_cpu_seconds']:.0f} s CPU)")
     return numbers, records
 
 
