@@ -351,9 +351,9 @@ def test_the_verdict_on_000s_claim_follows_the_numbers():
     # YaRN beats NTK among the scalings and a remap beats both: does not hold
     v = extension_verdicts(_fake_extension({**base, "rope+ntk": (5.0, 13.0), "rope+rerope": (5.0, 6.0), **tuned}))
     assert "→ does not hold" in v["claim"] and "(notebook 08's reading) rope+yarn is the best" in v["claim"]
-    # within the seed range: a tie, not a win
+    # within the seed range: no win either way, and not called a tie
     v = extension_verdicts(_fake_extension({**base, "rope+ntk": (5.0, 10.0), "rope+rerope": (5.0, 10.05), **tuned}))
-    assert "→ partly holds" in v["claim"] and "tied with rope+rerope" in v["claim"]
+    assert "→ partly holds" in v["claim"] and "also unbeaten: rope+rerope" in v["claim"] and "tie" not in v["claim"]
     with pytest.raises(ValueError, match="run_extension"):
         extension_verdicts(_fake_extension(base))
 
@@ -554,10 +554,15 @@ def test_deployed_verdicts_and_plateaus_follow_the_numbers():
     )
     assert "beats the best deployed training-free reading, rope+rerope_logn" in v["finetune"]
     assert "Not ranked, their seeds disagree: rope+ft seeds 0, 1, 2: 5.00, 9.00, 5.10" in v["finetune"]
-    assert "rope+ft_pi ppl ×1.100 (lower on 0 of 3 seeds)" in v["cost"], v["cost"]
+    assert "rope+ft_pi ppl lower on 0 of 3 seeds, paired ratio ×1.100 (×1.098 to ×1.102); t = 90.8" in v["cost"], v[
+        "cost"
+    ]
     assert "judged at 16 bytes, below their fine-tuning length" in deployed_verdicts(r, 1)["finetune"]
     plateaus = finetune_plateaus(r)
-    assert set(plateaus) == set(FINETUNE_METHODS) and all(p["reached"] for p in plateaus["rope+ft"].values())
+    # the fake held-out curve (2.0, 1.9, 1.8, 1.8) still falls through its last 3 points: the plateau rule fails it,
+    # and the fine-tune verdict drawn from those runs says so
+    assert set(plateaus) == set(FINETUNE_METHODS) and not any(p["reached"] for p in plateaus["rope+ft"].values())
+    assert "Drawn from fine-tunes whose held-out loss has not plateaued: rope+ft_yarn seed 0 (" in v["finetune"]
     with pytest.raises(ValueError, match="factor-grid"):
         deployed_verdicts(_fake_deployed({**dict.fromkeys(("rope", "rope+ntk"), same), **tuned}), 4)
 
@@ -600,9 +605,9 @@ def test_deployed_statuses_follow_constructed_numbers_and_are_the_words_of_the_v
     per_scheme |= {"rope+leaky_rerope_fit": same, "rope+self_extend": [(5.0, 4.0), (5.1, 4.1), (4.9, 3.9)]}
     per_scheme |= {"rope+rerope_logn": [(5.0, 6.0), (5.1, 6.1), (4.9, 5.9)]}
     per_scheme |= {
-        "rope+ft": [(4.9, 5.9), (5.0, 6.0), (4.8, 5.8)],  # ×0.98 at L_train: a tie
+        "rope+ft": [(4.9, 5.9), (5.0, 6.0), (4.8, 5.8)],  # ×0.98 at L_train: within the threshold, no gain
         "rope+ft_pi": [(5.5, 7.0), (5.6, 7.1), (5.4, 6.9)],  # ×1.10: costs
-        "rope+ft_ntk": [(5.0, 5.7), (5.1, 5.8), (4.9, 5.6)],  # the same: a tie
+        "rope+ft_ntk": [(5.0, 5.7), (5.1, 5.8), (4.9, 5.6)],  # the same: not distinguished, no gain
         "rope+ft_yarn": [(4.8, 5.5), (4.9, 5.6), (4.7, 5.4)],  # ×0.96: gains
     }
     status = deployed_statuses(_fake_deployed(per_scheme), 4)
@@ -610,9 +615,9 @@ def test_deployed_statuses_follow_constructed_numbers_and_are_the_words_of_the_v
         "claim": "does not hold",
         "matched": "does not hold",
         "finetune": "beats",
-        "cost rope+ft": "tied",
+        "cost rope+ft": "neither",
         "cost rope+ft_pi": "costs",
-        "cost rope+ft_ntk": "tied",
+        "cost rope+ft_ntk": "neither",
         "cost rope+ft_yarn": "gains",
     }
     # NTK at its tuned factor lowest on every seed by 10 %: the claim holds as deployed
@@ -657,10 +662,17 @@ def test_practitioner_claims_hold_in_the_committed_run_and_each_fails_when_its_n
     from poslib.lab import extension_scale_agreement, practitioner_claims
     from poslib.lab.report import AT_THRESHOLD, DIFFERS, SAME
 
-    claims = practitioner_claims(plateau_run)
-    assert all(c["holds"] for c in claims.values()), {k: c["measured"] for k, c in claims.items() if not c["holds"]}
+    claims = practitioner_claims(plateau_run)  # each comparison tested alone (a family of one)
     assert set(CLAIM_BREAKERS) == set(claims)
+    # at 3 seeds, by the paired t-test: two of §5's claims are not distinguished (the YaRN fine-tune against
+    # Self-Extend at 4×, t = −14.7 at 2 df but ×0.945 with p = 0.005 alone, beats 13 of 15; PI's retrieval cost at
+    # L_train, t = −1.5); the others hold
+    failing = {k for k, c in claims.items() if not c["holds"]}
+    assert failing == {"yarn_ft_beats_free_at_4x", "pi_ft_costs_at_train"}, failing
+    assert "not distinguished at 3 seeds" in claims["pi_ft_costs_at_train"]["measured"]
     for key, breaker in CLAIM_BREAKERS.items():
+        if key in failing:
+            continue
         broken = copy.deepcopy(plateau_run)
         breaker(broken)
         assert not practitioner_claims(broken)[key]["holds"], key
@@ -669,15 +681,15 @@ def test_practitioner_claims_hold_in_the_committed_run_and_each_fails_when_its_n
         assert len(moved) == 1 and moved[0]["there"] == "fails" and moved[0]["agreement"] in (DIFFERS, AT_THRESHOLD)
     rows = extension_scale_agreement(plateau_run, plateau_run)
     assert len(rows) == 19 and all(r["agreement"] == SAME for r in rows)
-    # the YaRN fine-tune made worse than its start on seed 0: its cost and two claims differ, and nothing else
+    # the YaRN fine-tune made worse than its start on seed 0: its gain is no longer distinguished, so its cost and
+    # the claim that only YaRN gains differ, and nothing else
     worse = copy.deepcopy(plateau_run)
     CLAIM_BREAKERS["only_yarn_gains_at_train"](worse)
     moved = {r["verdict"] for r in extension_scale_agreement(plateau_run, worse) if r["agreement"] != SAME}
     assert moved == {
         "rope+ft_yarn against the model it started from, at L_train",
         claims["only_yarn_gains_at_train"]["claim"],
-        claims["kept_fine_tunes_cost_nothing"]["claim"],
-    }
+    }, moved
     # a winner that changes behind the same word is named
     renamed = copy.deepcopy(plateau_run)
     for k in "012":
@@ -705,10 +717,11 @@ def test_the_committed_second_scale_extension_run_is_the_plateau_run_at_twice_th
             assert len(record["losses"]) == ext.finetune_steps and record["heldout"]["steps"][-1] == ext.finetune_steps
     assert all(len(scale2["training"]["rope"][k]["losses"]) == cfg.train.steps for k in "012")
     assert set(finetune_plateaus(scale2)) == set(FINETUNE_METHODS)
-    from poslib.lab import extension_scale_agreement
+    from poslib.lab import extension_scale_agreement, stated_family
     from poslib.lab.report import SAME
 
-    rows = extension_scale_agreement(plateau_run, scale2)
+    # each run with the family notebook 11 states from it (Holm over every comparison its verdicts draw on)
+    rows = extension_scale_agreement(stated_family(plateau_run), stated_family(scale2))
     same = sum(r["agreement"] == SAME for r in rows)
     # docs/lab.md's count and tables of both practitioner runs are these files' numbers
     doc = (ROOT / "docs" / "lab.md").read_text(encoding="utf-8")

@@ -236,13 +236,15 @@ def lab():
 
 
 def test_issue_45s_beats_with_a_small_t_are_not_distinguished_at_3_seeds(lab):
-    # issue 45 lists these "beats" of notebook 08 with a paired t below 4.30, the 5 % cut at 2 degrees of freedom
+    # issue 45 lists these "beats" of notebook 08 with a paired t below 4.30, the 5 % cut at 2 degrees of freedom,
+    # read on the file's first three seeds (the ones the issue had; results/lab.json now holds eight)
+    first3 = {**lab, "runs": {s: {k: r[k] for k in "012"} for s, r in lab["runs"].items()}}
     small_t = [("sinusoidal", "rope", 2.1), ("t5", "nope", 2.5), ("alibi", "t5", 2.8), ("rope+ntk", "rope+yarn", 2.4)]
     for a, b, t in small_t:
-        c = compare_results(lab, a, b, 8)
+        c = compare_results(first3, a, b, 8)
         assert c is not None and c.relation is Relation.NOT_DISTINGUISHED, c
         assert abs(c.t) == pytest.approx(t, abs=0.05) and (c.favour_a, c.n) == (3, 3) and c.length == 512
-    alibi_rope = compare_results(lab, "alibi", "rope", 1)  # ×1.18 at L_train, t = 21: still decided
+    alibi_rope = compare_results(first3, "alibi", "rope", 1)  # ×1.18 at L_train, t = 21: still decided
     assert alibi_rope is not None and alibi_rope.relation is Relation.B_BEATS_A and alibi_rope.p < 0.01
 
 

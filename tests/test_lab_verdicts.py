@@ -80,13 +80,15 @@ def test_a_paired_comparison_carries_the_per_seed_values_its_outcome_and_a_paire
     assert c.outcome is Outcome.A_BEATS_B and c.verdict == "a"  # the notebooks' letter reads the enum
     t = statistics.fmean(logs) / (statistics.stdev(logs) / math.sqrt(3))
     assert c.t == pytest.approx(t) and c.p == pytest.approx(two_sided_p(t, 2))
-    # the seeds disagree in sign (lower on two, higher on one): a tie whatever the mean; the statistic is still there
+    # the seeds disagree in sign (lower on two, higher on one) and the mean is near 0: the t-test does not distinguish
+    # them (issue 45's rule), and the statistic, interval and seed counts are still there
     split = seedstats.paired(RUN, "sinusoidal", "t5", 8)
-    assert split is not None and split.outcome is Outcome.TIED and (split.better, split.worse) == (2, 1)
+    assert split is not None and split.outcome is Outcome.NOT_DISTINGUISHED and (split.better, split.worse) == (2, 1)
+    assert split.interval is not None and split.interval[0] < 1 < split.interval[1]
     assert split.t is not None and split.p is not None and split.p > 0.05
     assert verdicts.relation(RUN, "alibi", "t5", 8) is Relation.BEATS
     assert verdicts.relation(RUN, "t5", "alibi", 8) is Relation.BEATEN
-    assert verdicts.relation(RUN, "sinusoidal", "t5", 8) is Relation.TIED
+    assert verdicts.relation(RUN, "sinusoidal", "t5", 8) is Relation.NOT_DISTINGUISHED
     assert verdicts.relation(RUN, "rope", "t5", 8) is Relation.BEATEN  # rope's seeds span 9–12: within ×1.5
 
 
@@ -127,22 +129,27 @@ def test_scale_agreement_compares_the_enums_of_two_runs() -> None:
 def test_the_english_wording_is_exact() -> None:
     c = seedstats.paired(RUN, "alibi", "t5", 8)
     assert c is not None
-    assert wording.paired_text(c) == "lower on 3 of 3 seeds, paired ratio ×0.855 (×0.836 to ×0.873)"
+    assert wording.paired_text(c) == (
+        "lower on 3 of 3 seeds, paired ratio ×0.855 (×0.836 to ×0.873); t = −12.3, p = 0.0066"
+    )
     assert c.text() == wording.paired_text(c)
     split = seedstats.paired(RUN, "sinusoidal", "t5", 8)
     assert split is not None
     assert split.text() == (
-        "lower on 2 of 3 seeds, paired ratio ×0.999 (×0.986 to ×1.027); tied: not lower on every seed"
+        "lower on 2 of 3 seeds, paired ratio ×0.999 (×0.986 to ×1.027); not distinguished at 3 seeds (t = 0.0, "
+        "p = 0.97; 95 % interval ×0.942 to ×1.061)"
     )
     sentences = wording.claim_verdicts(RUN, 8)
     assert sentences["alibi"] == (
-        "000 §7.3: ALiBi extrapolates well → holds at this scale (≈116k parameters, L_train = 64 bytes, 3 seeds): "
-        "at 8× L_train the model extrapolates (growth ×1.02, 1.00–1.03 over seeds)."
+        "000 §7.3: ALiBi extrapolates well → holds at this scale (≈116k parameters, L_train = 64 bytes, 3 seeds), "
+        "pretraining not checked for a plateau (no held-out curve): at 8× L_train the model extrapolates (growth "
+        "×1.02, 1.00–1.03 over seeds)."
     )
     assert sentences["rope"] == (
         "000 §5.3 / 001 §4: RoPE extrapolates well → does not hold at this scale (≈116k parameters, L_train = 64 "
-        "bytes, 3 seeds): at 8× L_train the model does not extrapolate (growth ×1.72, 1.50–2.00 over seeds) (the "
-        "seeds disagree on the category: read it as borderline)."
+        "bytes, 3 seeds), pretraining not checked for a plateau (no held-out curve): at 8× L_train the model does "
+        "not extrapolate (growth ×1.72, 1.50–2.00 over seeds) (the seeds disagree on the category: read it as "
+        "borderline)."
     )
     assert wording.seeds_text(RUN, "rope", 8) == "seeds 0, 1, 2: 9.00, 12.00, 10.00"
 
@@ -159,9 +166,43 @@ def test_the_same_verdicts_read_in_chinese_with_every_number_kept(chinese: None)
         assert CJK.search(line) and line != english[key], line
         assert sorted(NUMBER.findall(line)) == sorted(NUMBER.findall(english[key])), (line, english[key])
     assert (
-        zh["evidence"] == "3 个种子中有 2 个更低，配对比值 ×0.999（×0.986 至 ×1.027）；算作打平：并非每个种子上都更低"
+        zh["evidence"] == "3 个种子中有 2 个更低，配对比值 ×0.999（×0.986 至 ×1.027）；用 3 个种子区分不开（t = 0.0，"
+        "p = 0.97；95 % 区间 ×0.942 至 ×1.061）"
     )
     assert zh["seeds"] == "种子 0, 1, 2 分别为 9.00, 12.00, 10.00"
     # a status word is translated too, never pasted in English; the enum itself stays what code compares
     assert "成立" in zh["alibi"] and "holds" not in zh["alibi"]
     assert verdicts.claims(RUN, 8)["alibi"].status is Status.HOLDS
+
+
+def test_an_order_every_seed_agrees_on_is_not_distinguished_at_3_seeds_never_tied() -> None:
+    # rope against t5 at 1×: higher on every seed, but the paired t-test at 2 degrees of freedom cannot tell
+    agreeing = run({"a": at_8x([6.0, 6.0, 6.0], 6.0), "b": [[6.3, 6, 6, 6, 6], [6.5, 6, 6, 6, 6], [6.2, 6, 6, 6, 6]]})
+    c = seedstats.paired(agreeing, "a", "b", 1)
+    assert c is not None and c.better == 3 and c.p is not None and c.p > 0.05
+    assert c.outcome is Outcome.NOT_DISTINGUISHED and not c.outcome.decided
+    assert verdicts.relation(agreeing, "a", "b", 1) is Relation.NOT_DISTINGUISHED
+    assert "not distinguished at 3 seeds" in c.text() and "tie" not in c.text()
+
+
+def test_holm_over_a_notebooks_family_can_undo_a_win_the_comparison_alone_would_give() -> None:
+    # alibi beats t5 alone (p = 0.0066); in a family of 12 comparisons whose other p values are large, Holm
+    # multiplies the smallest p by 12 (0.079 > 0.05): not distinguished
+    many = run({"alibi": at_8x([6.0, 6.1, 6.2]), "t5": at_8x([7.0, 7.3, 7.1]), "x": at_8x([6.9, 7.5, 7.0])})
+    alone = seedstats.paired(many, "alibi", "t5", 8)
+    assert alone is not None and alone.outcome is Outcome.A_BEATS_B and alone.family == 1
+
+    def statements(r: dict) -> None:
+        for k in (1, 2, 4, 16):
+            seedstats.paired(r, "alibi", "x", k)
+            seedstats.paired(r, "t5", "x", k)
+        for k in (1, 2, 4):
+            seedstats.paired(r, "alibi", "t5", k)
+        seedstats.paired(r, "alibi", "t5", 8)
+
+    family = seedstats.with_family(many, statements)
+    held = seedstats.paired(family, "t5", "alibi", 8)  # either order reads the same member
+    assert held is not None and held.family == len(family[seedstats.FAMILY])
+    assert held.p_holm is not None and held.p_holm >= held.p
+    assert (held.family, held.outcome) == (12, Outcome.NOT_DISTINGUISHED), (held.family, held.p_holm)
+    assert "(Holm, 12 comparisons)" in held.text() and held.p_holm == pytest.approx(12 * held.p)

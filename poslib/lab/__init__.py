@@ -96,11 +96,13 @@ from .report import (
     seeds_disagree,
     seeds_text,
     spread,
+    stated_family,
     takeaways,
     tied,
     unbeaten,
+    with_family,
 )
-from .results import LabResults, merge_results, same_environment, summary_table
+from .results import LabResults, merge_results, merge_seeds, same_environment, summary_table
 from .run import replay_losses, rerun, run_lab
 from .schemes import (
     EXTENSION_VARIANTS,
@@ -175,6 +177,7 @@ __all__ = [
     "load_trained_model",
     "lr_at",
     "merge_results",
+    "merge_seeds",
     "n_seeds",
     "paired",
     "passkey_batch",
@@ -205,6 +208,7 @@ __all__ = [
     "seeds_text",
     "split_scheme",
     "spread",
+    "stated_family",
     "stdlib_files",
     "stored_configs",
     "summary_table",
@@ -212,4 +216,5 @@ __all__ = [
     "tied",
     "train_model",
     "unbeaten",
+    "with_family",
 ]

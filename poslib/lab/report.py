@@ -45,6 +45,7 @@ from .seedstats import (
     seeds_disagree,
     spread,
     tied,
+    with_family,
 )
 from .verdicts import (
     DATA_DEPENDENT,
@@ -68,6 +69,7 @@ from .verdicts import (
     relation,
     retrieval,
     scale_agreement,
+    stated_family,
     unbeaten,
 )
 from .wording import (
@@ -155,7 +157,9 @@ __all__ = [
     "seeds_disagree",
     "seeds_text",
     "spread",
+    "stated_family",
     "takeaways",
     "tied",
     "unbeaten",
+    "with_family",
 ]

@@ -26,7 +26,7 @@ from .config import LabConfig
 from .data import Corpus, load_stdlib_corpus
 from .schemes import split_scheme
 
-__all__ = ["LabResults", "merge_results", "same_environment", "summary_table", "versions"]
+__all__ = ["LabResults", "merge_results", "merge_seeds", "same_environment", "summary_table", "versions"]
 
 PROTOCOL = "non-overlapping windows; every length scores the same validation bytes"
 
@@ -77,6 +77,8 @@ class LabResults(Mapping[str, Any]):
     # the context-extension run only (poslib.lab.extend): its fine-tuning and remap settings, and which
     # of the scored names are fine-tuned models rather than schemes of ``config``
     extension: dict[str, Any] | None = None
+    # the Holm family a notebook states from these results (poslib.lab.stated_family): never saved by a run
+    holm_family: dict[str, list[float]] | None = None
     models: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)
 
     def _keys(self) -> list[str]:
@@ -205,6 +207,68 @@ def merge_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
         *timings.get("reruns", []),
         {
             "schemes": list(new_cfg.schemes),
+            "total_seconds": new["timings"]["total_seconds"],
+            "total_cpu_seconds": new["timings"]["total_cpu_seconds"],
+            "platform": new["versions"]["platform"],
+        },
+    ]
+    return LabResults.from_dict(merged)
+
+
+def merge_seeds(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
+    """``old`` with ``new``'s seeds added: how a run gets more seeds without retraining the ones it has.
+
+    ``new`` must be a run of the same configuration (schemes, model, training, evaluation, retrieval; for an
+    extension run the same ``extension.settings``) on seeds ``old`` does not hold, with the same Python, torch,
+    numpy and poslib and the same corpus. Every per-seed record of ``old`` is kept as it is (so its seeds replay
+    unchanged) and ``new``'s are added after them; the means and spreads over seeds (``ppl``, ``ppl_std``, the
+    passkey summaries) are computed again over all seeds, and the per-seed parts of ``extension`` (the factor each
+    seed's tuned scaling chose) are joined. ``timings`` stays ``old``'s, with ``timings["added_seeds"]`` listing
+    each addition (its seeds, wall and CPU seconds, platform).
+    """
+    from .run import _mean_and_std, _passkey_summary  # run imports this module: loaded on first use
+
+    old_cfg, new_cfg = LabConfig.from_dict(old["config"]), LabConfig.from_dict(new["config"])
+    differ = {k: v for k, v in old_cfg.differences(new_cfg).items() if k != "seeds"}
+    if differ:
+        raise ValueError(f"new results have another configuration than the old ones: {differ} (old, new)")
+    shared = sorted(set(old_cfg.train.seeds) & set(new_cfg.train.seeds))
+    if shared:
+        raise ValueError(f"new results repeat seeds the old ones hold: {shared}; add only new seeds")
+    if ("extension" in old) != ("extension" in new):
+        raise ValueError("one of the two is an extension run and the other is not")
+    if "extension" in old and old["extension"].get("settings") != new["extension"].get("settings"):
+        raise ValueError("the extension settings differ between the old and the new results")
+    for key in ("python", "torch", "numpy", "poslib"):
+        if old["versions"].get(key) != new["versions"].get(key):
+            raise ValueError(
+                f"{key} differs: {old['versions'].get(key)} (old) against {new['versions'].get(key)} (new)"
+            )
+    if old["corpus"] != new["corpus"]:
+        raise ValueError("the corpus differs between the old and the new results")
+    merged = {k: copy.deepcopy(v) for k, v in old.items() if k != "models"}
+    seeds = (*old_cfg.train.seeds, *new_cfg.train.seeds)
+    cfg = dataclasses.replace(old_cfg, train=dataclasses.replace(old_cfg.train, seeds=seeds))
+    merged["config"] = {**copy.deepcopy(old["config"]), "train": {**old["config"]["train"], "seeds": list(seeds)}}
+    for section in ("runs", "training", "attention"):
+        if merged.get(section) is None:
+            continue
+        for name, per_seed in new[section].items():
+            merged[section].setdefault(name, {}).update(copy.deepcopy(per_seed))
+    names = list(merged["runs"])
+    merged["ppl"], merged["ppl_std"] = _mean_and_std(merged["runs"], names, seeds, cfg.eval_lens)
+    if cfg.retrieval.passkey:
+        summary = _passkey_summary(merged["runs"], cfg, names)
+        for key in ("passkey", "passkey_std", "passkey_by_depth"):
+            merged[key] = summary[key]
+    if "extension" in merged:
+        for name, chosen in new["extension"].get("deployed", {}).items():
+            if all(str(k) in chosen for k in new_cfg.train.seeds):  # per-seed choices, not one fixed setting
+                merged["extension"]["deployed"][name].update(copy.deepcopy(chosen))
+    merged["timings"]["added_seeds"] = [
+        *merged["timings"].get("added_seeds", []),
+        {
+            "seeds": list(new_cfg.train.seeds),
             "total_seconds": new["timings"]["total_seconds"],
             "total_cpu_seconds": new["timings"]["total_cpu_seconds"],
             "platform": new["versions"]["platform"],

@@ -9,14 +9,16 @@ their unpaired ranges (:func:`paired`). For perplexity the per-seed difference i
 reported as the *paired ratio* exp(d̄), the geometric mean of ppl_a / ppl_b over seeds; for passkey accuracy it is
 the difference in points, d_i = acc_a,i − acc_b,i.
 
-**The rule these notebooks use** (:attr:`PairedComparison.outcome`): a **beats** b when it is worse on *no* seed
-(a seed where the two are equal counts for neither) *and* the mean paired difference reaches the threshold, a
-paired ratio beyond ×1.03 either way (:data:`TIE`, 3 %) or 10 points of accuracy (:data:`PASSKEY_TIE`);
-otherwise they are **tied**. With one seed the same rule reads as "better by at least the threshold". "Beats" is
-transitive (worse on no seed twice is worse on no seed, and the paired differences add up), so the schemes that
-nothing beats always exist. Beside the rule each comparison carries the paired t statistic of its differences,
-t = d̄ / (s / √n) with ν = n − 1 (:attr:`PairedComparison.t`, :attr:`PairedComparison.p`): evidence only; the
-rule with a stated error rate that will decide by it is :mod:`poslib.lab.stats`.
+**The rule these notebooks use** (:attr:`PairedComparison.outcome`, issue 45; :mod:`poslib.lab.stats`): a **beats**
+b when a two-sided paired t-test over seeds on the per-seed differences gives p ≤ α = 0.05 after Holm's correction
+over the family of comparisons the notebook states (:func:`with_family`; a comparison outside any family is tested
+alone) *and* the mean paired difference reaches the threshold, a paired ratio beyond ×1.03 either way (:data:`TIE`,
+3 %) or 10 points of accuracy (:data:`PASSKEY_TIE`). A difference the test finds but below the threshold is
+"distinguished, below the threshold"; everything else is **not distinguished at n seeds**, never "tied": the
+comparison keeps its effect, 95 % interval and how many seeds favour each side. With one seed nothing is
+distinguished (no spread to test against). "Beats" cannot run in a circle (a beating b and b beating c give a
+mean paired difference of a against c beyond twice the threshold, so c cannot beat a), so the schemes that nothing
+beats always exist.
 
 **When the seeds disagree, no mean is read.** A scheme's seeds **disagree** at a length when their perplexities
 differ by more than a factor :data:`PPL_DISAGREE` (max / min > 1.5), or their passkey accuracies span more than
@@ -30,17 +32,18 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .config import LabConfig
-from .stats import two_sided_p
+from .stats import ALPHA, Relation, decide, holm_adjust, t_quantile, two_sided_p
 
 __all__ = [
     "CPU_NOISE",
     "EXTRAPOLATES",
     "FAILS",
+    "FAMILY",
     "GRACEFUL",
     "PASSKEY_DISAGREE",
     "PASSKEY_TIE",
@@ -54,6 +57,7 @@ __all__ = [
     "SeedValues",
     "beats",
     "combine_runs",
+    "family_key",
     "growth",
     "growth_range",
     "n_seeds",
@@ -71,6 +75,7 @@ __all__ = [
     "seeds_disagree",
     "spread",
     "tied",
+    "with_family",
 ]
 
 EXTRAPOLATES, GRACEFUL, TIE = 1.05, 1.5, 0.03
@@ -244,15 +249,26 @@ def retrieval_reach(results: Mapping[str, Any], scheme: str) -> int:
 
 
 class Outcome(enum.StrEnum):
-    """What the paired rule concludes about a against b (module docstring).
-
-    The values are the letters the rule has always answered with ("a", "b", "tie"), so a notebook's
-    ``comparison.verdict == "tie"`` reads the enum unchanged.
-    """
+    """What the paired rule concludes about a against b (module docstring). A and B keep the letters the rule has
+    always answered with ("a", "b"); neither side wins in the other two."""
 
     A_BEATS_B = "a"
     B_BEATS_A = "b"
-    TIED = "tie"
+    BELOW_THRESHOLD = "below_threshold"  # the test distinguishes them, the effect is under the threshold
+    NOT_DISTINGUISHED = "not_distinguished"  # the test does not distinguish them at these seeds
+
+    @property
+    def decided(self) -> bool:
+        """Whether one side beats the other."""
+        return self in (Outcome.A_BEATS_B, Outcome.B_BEATS_A)
+
+
+_OUTCOME_OF = {
+    Relation.A_BEATS_B: Outcome.A_BEATS_B,
+    Relation.B_BEATS_A: Outcome.B_BEATS_A,
+    Relation.BELOW_THRESHOLD: Outcome.BELOW_THRESHOLD,
+    Relation.NOT_DISTINGUISHED: Outcome.NOT_DISTINGUISHED,
+}
 
 
 @dataclass(frozen=True)
@@ -262,7 +278,9 @@ class PairedComparison:
     ``values_a`` and ``values_b`` are the per-seed perplexities (or passkey accuracies) of ``seeds``, paired by seed
     id, at ``multiple`` × L_train = ``length`` tokens. ``diffs`` holds one paired difference per seed, in that
     order: ln ppl_a − ln ppl_b for perplexity, acc_a − acc_b for passkey accuracy. ``better`` counts the seeds on
-    which ``a`` is better (lower perplexity, higher accuracy), ``worse`` those on which it is worse.
+    which ``a`` is better (lower perplexity, higher accuracy), ``worse`` those on which it is worse. ``p_holm`` is
+    the test's p after Holm's correction over the ``family`` of comparisons it was stated with (None: tested alone,
+    a family of one).
     """
 
     a: str
@@ -276,6 +294,8 @@ class PairedComparison:
     values_a: tuple[float, ...]
     values_b: tuple[float, ...]
     length: int
+    p_holm: float | None = None
+    family: int = 1
 
     @property
     def n(self) -> int:
@@ -294,17 +314,35 @@ class PairedComparison:
 
     @property
     def outcome(self) -> Outcome:
-        """The rule: worse on no seed, by a mean paired difference of at least the threshold; else tied.
+        """The rule (module docstring): the paired t-test at α after Holm's correction, and the threshold.
 
-        A seed on which the two are equal (both at 100 % retrieval, say) does not make a tie: only seeds that
-        disagree in sign, or a mean below the threshold, do.
+        A seed on which the two are equal (both at 100 % retrieval, say) counts for neither side; it still enters
+        the test as a difference of 0.
         """
-        if abs(self.mean) >= self.threshold:
-            if self.worse == 0:
-                return Outcome.A_BEATS_B
-            if self.better == 0:
-                return Outcome.B_BEATS_A
-        return Outcome.TIED
+        p = self.p_decides
+        if p is None:
+            return Outcome.NOT_DISTINGUISHED
+        return _OUTCOME_OF[decide(self.mean, p, "ppl" if self.metric == "ppl" else "passkey", ALPHA)]
+
+    @property
+    def p_decides(self) -> float | None:
+        """The p value the rule reads: Holm's adjusted p within the family, else the test's own (None: one seed)."""
+        return self.p_holm if self.p_holm is not None else self.p
+
+    @property
+    def effect(self) -> float:
+        """The mean effect: the paired ratio exp(d̄) for perplexity, the mean difference for passkey accuracy."""
+        return math.exp(self.mean) if self.metric == "ppl" else self.mean
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The 95 % t interval of :attr:`effect` (as a ratio for perplexity); None with one seed."""
+        if self.n < 2:
+            return None
+        s = math.sqrt(sum((d - self.mean) ** 2 for d in self.diffs) / (self.n - 1))
+        half = t_quantile(0.975, self.n - 1) * s / math.sqrt(self.n)
+        low, high = self.mean - half, self.mean + half
+        return (math.exp(low), math.exp(high)) if self.metric == "ppl" else (low, high)
 
     @property
     def verdict(self) -> Outcome:
@@ -313,10 +351,11 @@ class PairedComparison:
 
     @property
     def near_threshold(self) -> bool:
-        """Whether the threshold alone decides: the seeds agree in sign and the mean paired difference lies
-        within a tenth of the threshold, on either side (a win that is nearly a tie, or a tie nearly a win)."""
-        agree = self.better == 0 or self.worse == 0
-        return agree and abs(abs(self.mean) - self.threshold) < 0.1 * self.threshold
+        """Whether the threshold alone decides: the test distinguishes the two and the mean paired difference lies
+        within a tenth of the threshold, on either side (a win that is nearly below it, or the reverse)."""
+        p = self.p_decides
+        distinguished = p is not None and p <= ALPHA
+        return distinguished and abs(abs(self.mean) - self.threshold) < 0.1 * self.threshold
 
     @property
     def noisy(self) -> int:
@@ -381,7 +420,56 @@ def paired(
         diffs = tuple(x - y for x, y in zip(va, vb, strict=True))
         better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
     length = multiple * LabConfig.from_dict(results["config"]).train_len
-    return PairedComparison(a, b, metric, multiple, diffs, better, worse, tuple(ids_a), tuple(va), tuple(vb), length)
+    key = family_key(a, b, multiple, metric)
+    consulted = results.get(_CONSULTED)
+    if consulted is not None:  # with_family is listing the comparisons a notebook's verdicts draw on
+        consulted.append(key)
+    p_holm, family = (results.get(FAMILY) or {}).get(key, (None, 1))
+    return PairedComparison(
+        a, b, metric, multiple, diffs, better, worse, tuple(ids_a), tuple(va), tuple(vb), length, p_holm, family
+    )
+
+
+FAMILY = "holm_family"  # results key: {family_key: [Holm-adjusted p, family size]} (:func:`with_family`)
+_CONSULTED = "_family_consulted"  # results key while with_family lists the comparisons drawn on
+
+
+def family_key(a: str, b: str, multiple: int, metric: str) -> str:
+    """One comparison's key in a family: the two schemes in text order (the test is symmetric), length, metric."""
+    x, y = sorted((a, b))
+    return f"{x}|{y}|{multiple}|{metric}"
+
+
+def with_family(results: Mapping[str, Any], *verdicts: Callable[[Mapping[str, Any]], Any]) -> dict[str, Any]:
+    """``results`` with the family of comparisons that ``verdicts`` draw on, Holm-adjusted together.
+
+    Each of ``verdicts`` is called with the results (e.g. ``lambda r: claims(r, 8)``); every paired comparison
+    they make is one member of the family, and :func:`paired` then reads its p after Holm's correction over all of
+    them (kept under :data:`FAMILY`). The verdicts are called again with the family in place until the list of
+    comparisons is stable (which comparisons a verdict draws on may depend on the outcomes), so every comparison
+    they state is in the family. Comparisons with one seed have no p and are left out.
+    """
+    if not verdicts:
+        raise ValueError("verdicts must name at least one function of the results (the statements of the family)")
+    keys: dict[str, None] = {}
+    family: dict[str, list[float]] = {}
+    for _round in range(5):
+        record = {**results, FAMILY: family, _CONSULTED: []}
+        for verdict in verdicts:
+            verdict(record)
+        new = dict.fromkeys([*keys, *record[_CONSULTED]])
+        if new.keys() == keys.keys() and family:
+            break
+        keys = new
+        raw: dict[str, float] = {}
+        for key in keys:
+            a, b, multiple, metric = key.split("|")
+            comparison = paired(results, a, b, int(multiple), metric)
+            if comparison is not None and comparison.p is not None:
+                raw[key] = comparison.p
+        adjusted = holm_adjust(list(raw.values()))
+        family = {k: [q, len(raw)] for k, q in zip(raw, adjusted, strict=True)}
+    return {**results, FAMILY: family}
 
 
 def beats(results: Mapping[str, Any], a: str, b: str, multiple: int = 8, metric: str = "ppl") -> bool:
@@ -391,25 +479,25 @@ def beats(results: Mapping[str, Any], a: str, b: str, multiple: int = 8, metric:
 
 
 def tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> bool:
-    """Whether ``a`` and ``b`` are tied in perplexity at ``multiple`` × L_train by the paired rule.
+    """Whether neither of ``a`` and ``b`` beats the other in perplexity at ``multiple`` × L_train by the paired rule.
 
-    Tied: the seeds disagree on which is lower, or the mean paired difference is below :data:`TIE`
-    (module docstring). A scheme whose seeds disagree there (:func:`seeds_disagree`) is compared with
-    nothing (False): it is named apart, not ranked.
+    Neither: the test does not distinguish them at these seeds, or the paired ratio is within :data:`TIE`
+    (module docstring); the wording says which, never "tied" for an order every seed agrees on. A scheme whose
+    seeds disagree there (:func:`seeds_disagree`) is compared with nothing (False): it is named apart, not ranked.
     """
     comparison = paired(results, a, b, multiple)
     if comparison is None:
         return False
     if seeds_disagree(results, a, multiple) or seeds_disagree(results, b, multiple):
         return False
-    return comparison.outcome is Outcome.TIED
+    return not comparison.outcome.decided
 
 
 def passkey_tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 1) -> bool:
-    """Whether ``a`` and ``b`` retrieve equally well at ``multiple`` × L_train, by the paired rule.
+    """Whether neither of ``a`` and ``b`` retrieves better at ``multiple`` × L_train, by the paired rule.
 
-    As for perplexity (module docstring): tied unless one is lower on no seed and higher by a mean of at least
-    :data:`PASSKEY_TIE` (10 points). A scheme whose seeds disagree there (:func:`seeds_disagree`,
+    As for perplexity (module docstring): neither, unless the test distinguishes them and the mean paired
+    difference reaches :data:`PASSKEY_TIE` (10 points). A scheme whose seeds disagree there (:func:`seeds_disagree`,
     ``metric="passkey"``) is compared with nothing (False).
     """
     comparison = paired(results, a, b, multiple, "passkey")
@@ -417,7 +505,7 @@ def passkey_tied(results: Mapping[str, Any], a: str, b: str, multiple: int = 1) 
         return False
     if seeds_disagree(results, a, multiple, "passkey") or seeds_disagree(results, b, multiple, "passkey"):
         return False  # a mean over seeds that disagree is no measurement to tie with
-    return comparison.outcome is Outcome.TIED
+    return not comparison.outcome.decided
 
 
 # ---- loss curves and combined runs ------------------------------------------------------------------------------

@@ -20,7 +20,12 @@ A scheme whose seeds disagree at a length (:func:`~poslib.lab.seedstats.seeds_di
 rankings that verdicts are drawn from, and named separately with its per-seed values (:class:`SeedValues`).
 
 The enums are :class:`enum.StrEnum` whose values are the English identifiers the notebooks have always compared
-against ("beats", "holds", "tie"): a cell's ``relation(...) == "beats"`` reads the enum unchanged.
+against ("beats", "holds"): a cell's ``relation(...) == "beats"`` reads the enum unchanged.
+
+**Which comparisons form a family** (Holm's correction, :func:`~poslib.lab.seedstats.with_family`): the comparisons
+the verdicts one notebook states from one results file draw on; a notebook builds it where it loads the file
+(:func:`stated_family`), so "a beats b" in a notebook keeps the chance of any false winner among its statements
+from that file at or below 5 %. A comparison outside the family (an ad hoc cell) is tested alone and says so.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import LabConfig
+from .plateau import heldout_plateau
 from .seedstats import (
     EXTRAPOLATES,
     FAILS,
@@ -49,12 +55,12 @@ from .seedstats import (
     passkey_ranking,
     passkey_values,
     per_seed_growth,
-    plateau,
     ranking,
     seed_record,
     seed_values,
     seeds_disagree,
     tied,
+    with_family,
 )
 
 __all__ = [
@@ -120,6 +126,7 @@ __all__ = [
     "scale_agreement",
     "scale_of",
     "standing",
+    "stated_family",
     "takeaway_verdicts",
     "unbeaten",
 ]
@@ -234,11 +241,14 @@ class Status(enum.StrEnum):
 
 
 class Relation(enum.StrEnum):
-    """``a`` against ``b`` by the paired rule, from ``a``'s side (:func:`relation`)."""
+    """``a`` against ``b`` by the paired rule, from ``a``'s side (:func:`relation`): BEATS or BEATEN, or neither,
+    because the test does not distinguish them at the run's seeds (NOT_DISTINGUISHED) or their paired ratio is
+    within the threshold (WITHIN_THRESHOLD); NOT_COMPARED where a scheme's seeds disagree."""
 
     BEATS = "beats"
     BEATEN = "beaten"
-    TIED = "tied"
+    NOT_DISTINGUISHED = "not distinguished"
+    WITHIN_THRESHOLD = "within the threshold"
     NOT_COMPARED = "not compared"
 
 
@@ -246,17 +256,17 @@ class Place(enum.StrEnum):
     """Where one scheme stands in a pool (:class:`Standing`)."""
 
     BEST = "best"
-    TIED = "tied"
+    UNBEATEN = "not beaten"  # nothing beats it, though another has the lower mean
     BEATEN = "beaten"
 
 
 class Join(enum.StrEnum):
-    """How a scheme joins an ordering (:class:`OrderStep`): its sign in "a < b ≈ c ≲ d (tied with b)"."""
+    """How a scheme joins an ordering (:class:`OrderStep`): its sign in "a < b ≈ c ≲ d (not distinguished from b)"."""
 
     FIRST = "first"
-    SAME_GROUP = "≈"  # tied with every member of the group, and with nothing placed before it
-    TIED_WITH = "≲"  # tied with the schemes named, a set the chain alone could not show
-    AFTER = "<"  # tied with nothing placed before it
+    SAME_GROUP = "≈"  # distinguished from no member of the group, and beaten by nothing placed before it
+    NOT_DISTINGUISHED_FROM = "≲"  # beaten by none of the schemes named, a set the chain alone could not show
+    AFTER = "<"  # beaten by a scheme placed before it
 
 
 class Mismatch(enum.StrEnum):
@@ -281,14 +291,14 @@ class PairChange(enum.StrEnum):
 
     SAME = "same"
     FLIPS = "flips"  # one beats the other at one scale and is beaten at the other
-    SOFTENS = "softens"  # a win at one scale is a tie or not compared at the other
+    SOFTENS = "softens"  # a win at one scale is no win (not distinguished, within the threshold) at the other
 
 
 class FinetuneRelation(enum.StrEnum):
     """The best fine-tune against the best training-free reading."""
 
     BEATS = "beats"
-    TIES = "ties with"
+    NEITHER = "neither beats"  # not distinguished at the run's seeds, or within the threshold
     LOSES = "loses to"
 
 
@@ -296,7 +306,7 @@ class Cost(enum.StrEnum):
     """A fine-tune at L_train against the model it started from."""
 
     GAINS = "gains"
-    TIED = "tied"
+    NEITHER = "neither"  # not distinguished at the run's seeds, or within the threshold
     COSTS = "costs"
 
 
@@ -309,7 +319,7 @@ class Holds(enum.StrEnum):
 
 _FINETUNE = {Outcome.A_BEATS_B: FinetuneRelation.BEATS, Outcome.B_BEATS_A: FinetuneRelation.LOSES}
 _COST = {Outcome.A_BEATS_B: Cost.GAINS, Outcome.B_BEATS_A: Cost.COSTS}
-_STATUS_OF_PLACE = {Place.BEST: Status.HOLDS, Place.TIED: Status.PARTLY, Place.BEATEN: Status.DOES_NOT_HOLD}
+_STATUS_OF_PLACE = {Place.BEST: Status.HOLDS, Place.UNBEATEN: Status.PARTLY, Place.BEATEN: Status.DOES_NOT_HOLD}
 
 
 def category(g: float | None) -> Category:
@@ -346,12 +356,15 @@ def _log_t(ratios: Sequence[float] | None) -> float | None:
 @dataclass(frozen=True)
 class Scale:
     """The setting every verdict of a run is about: model size (thousands of parameters, the range over the
-    run's models, None without training records), L_train in bytes, and the number of seeds."""
+    run's models, None without training records), L_train in bytes, the number of seeds, and whether pretraining
+    reached a plateau by :func:`poslib.lab.plateau.heldout_plateau` (True: every pretraining held-out curve passes;
+    False: one fails; None: the run recorded no pretraining held-out curve, so nothing shows it converged)."""
 
     params_low: int | None
     params_high: int | None
     train_len: int
     seeds: int
+    pretraining_plateau: bool | None = None
 
 
 def scale_of(results: Mapping[str, Any]) -> Scale:
@@ -359,7 +372,15 @@ def scale_of(results: Mapping[str, Any]) -> Scale:
     their position parameters)."""
     params = [record["n_params"] for per_seed in results.get("training", {}).values() for record in per_seed.values()]
     lo, hi = (round(f(params) / 1000) for f in (min, max)) if params else (None, None)
-    return Scale(lo, hi, LabConfig.from_dict(results["config"]).train_len, n_seeds(results))
+    curves = [
+        record["heldout"]
+        for model, per_seed in results.get("training", {}).items()
+        if model not in FINETUNED
+        for record in per_seed.values()
+        if "heldout" in record
+    ]
+    plateaued = all(heldout_plateau(c["steps"], c["loss"]).plateaued for c in curves) if curves else None
+    return Scale(lo, hi, LabConfig.from_dict(results["config"]).train_len, n_seeds(results), plateaued)
 
 
 # ---- orderings by the paired rule ---------------------------------------------------------------------------------
@@ -369,7 +390,8 @@ def unbeaten(results: Mapping[str, Any], multiple: int, schemes: Sequence[str], 
     """The schemes of ``schemes`` that no other one beats by the paired rule, best mean first.
 
     Schemes whose seeds disagree (:func:`~poslib.lab.seedstats.seeds_disagree`) and schemes not defined there are
-    left out (compared with nothing). Never empty while one scheme remains: "beats" is transitive.
+    left out (compared with nothing). Never empty while one scheme remains: "beats" cannot run in a circle (the
+    mean paired differences add up, and each win needs one beyond the threshold), so the lowest mean is unbeaten.
     """
     if metric == "ppl":
         pool = [s for s, _v in ranking(results, multiple, schemes) if not seeds_disagree(results, s, multiple)]
@@ -385,23 +407,27 @@ def unbeaten(results: Mapping[str, Any], multiple: int, schemes: Sequence[str], 
 def _best(results: Mapping[str, Any], multiple: int, schemes: Sequence[str]) -> tuple[str, list[str]]:
     """The best scheme (lowest mean among those nothing beats, by the paired rule) and the others nothing beats.
 
-    Schemes whose seeds disagree are left out. Every scheme outside the returned group is beaten by one
-    inside it (transitivity), so "X is the best (tied with Y)" never names a scheme that another one beats.
+    Schemes whose seeds disagree are left out. "X is the best (not distinguished from Y)" never names a scheme
+    that another one beats; a scheme outside the group is beaten by some scheme of the pool (not necessarily one of
+    the group: a t-test's "beats" is not transitive).
     """
     group = unbeaten(results, multiple, schemes)
     return group[0], group[1:]
 
 
 def relation(results: Mapping[str, Any], a: str, b: str, multiple: int = 8) -> Relation:
-    """``a`` against ``b`` by the paired rule: BEATS, TIED, BEATEN, or NOT_COMPARED (seeds disagree)."""
+    """``a`` against ``b`` by the paired rule (:class:`Relation`): NOT_COMPARED where either's seeds disagree."""
     if seeds_disagree(results, a, multiple) or seeds_disagree(results, b, multiple):
         return Relation.NOT_COMPARED
     comparison = paired(results, a, b, multiple)
     if comparison is None:
         return Relation.NOT_COMPARED
-    return {Outcome.A_BEATS_B: Relation.BEATS, Outcome.B_BEATS_A: Relation.BEATEN, Outcome.TIED: Relation.TIED}[
-        comparison.outcome
-    ]
+    return {
+        Outcome.A_BEATS_B: Relation.BEATS,
+        Outcome.B_BEATS_A: Relation.BEATEN,
+        Outcome.NOT_DISTINGUISHED: Relation.NOT_DISTINGUISHED,
+        Outcome.BELOW_THRESHOLD: Relation.WITHIN_THRESHOLD,
+    }[comparison.outcome]
 
 
 @dataclass(frozen=True)
@@ -426,15 +452,19 @@ class Standing:
 
 
 def standing(results: Mapping[str, Any], scheme: str, multiple: int, pool: Sequence[str]) -> Standing:
-    """:class:`Standing` of ``scheme`` in ``pool`` ("beats" is transitive: the winner named is one nothing beats)."""
+    """:class:`Standing` of ``scheme`` in ``pool`` (the winner named is the first of the group, else of the pool by
+    mean, that beats it)."""
     best, ties = _best(results, multiple, pool)
     if best == scheme:
         return Standing(scheme, "ppl", multiple, Place.BEST, best, tuple(ties))
     if scheme in ties:
         evidence = paired(results, scheme, best, multiple)
         assert evidence is not None
-        return Standing(scheme, "ppl", multiple, Place.TIED, best, tuple(ties), evidence=evidence)
-    winner = next(s for s in (best, *ties) if beats(results, s, scheme, multiple))
+        return Standing(scheme, "ppl", multiple, Place.UNBEATEN, best, tuple(ties), evidence=evidence)
+    # a t-test's "beats" is not transitive: the scheme that beats this one may itself be beaten by the best, so
+    # the winner named is the first one, best mean first, that the rule lets beat it
+    candidates = [best, *ties, *(s for s, _v in ranking(results, multiple, pool) if s not in (best, *ties))]
+    winner = next(s for s in candidates if s != scheme and beats(results, s, scheme, multiple))
     evidence = paired(results, winner, scheme, multiple)
     assert evidence is not None
     return Standing(
@@ -552,7 +582,7 @@ def _pool_standing(results: Mapping[str, Any], multiple: int, pool: Sequence[str
         return Standing("rope+ntk", "ppl", multiple, Place.BEST, best, tuple(ties))
     if "rope+ntk" in ties:
         evidence = paired(results, "rope+ntk", best, multiple)
-        return Standing("rope+ntk", "ppl", multiple, Place.TIED, best, tuple(ties), evidence=evidence)
+        return Standing("rope+ntk", "ppl", multiple, Place.UNBEATEN, best, tuple(ties), evidence=evidence)
     return Standing("rope+ntk", "ppl", multiple, Place.BEATEN, best, tuple(ties))
 
 
@@ -561,7 +591,7 @@ def _pool_standing(results: Mapping[str, Any], multiple: int, pool: Sequence[str
 
 @dataclass(frozen=True)
 class AtTrain:
-    """ALiBi against RoPE at L_train: ``behind`` when ALiBi's mean is higher and the paired rule does not tie them."""
+    """ALiBi against RoPE at L_train: ``behind`` when RoPE beats ALiBi by the paired rule."""
 
     behind: bool
     alibi_ppl: float
@@ -775,7 +805,8 @@ def disagreement_verdicts(results: Mapping[str, Any], multiple: int = 8) -> list
 
 @dataclass(frozen=True)
 class OrderStep:
-    """One scheme placed in an ordering: how it joins (``join``), the schemes it is tied with (for TIED_WITH), and
+    """One scheme placed in an ordering: how it joins (``join``), the placed schemes that do not beat it (``ties``,
+    for NOT_DISTINGUISHED_FROM: not distinguished from it, or within the threshold), and
     its paired evidence against the scheme placed just before it (None for the first)."""
 
     scheme: str
@@ -809,9 +840,10 @@ class Ordering:
 def orderings(results: Mapping[str, Any], multiple: int = 8) -> list[Ordering]:
     """Each published ordering of :data:`PUBLISHED` beside this run's :class:`Ordering` of the same schemes.
 
-    By mean perplexity at ``multiple`` × L_train: "≈" only joins a scheme tied with every member of its group and
-    with nothing placed before it, so a ≈ b ≈ c never hides a < c; "≲ s (tied with …)" names the ties a chain
-    cannot show; "<" joins a scheme tied with nothing placed before it.
+    By mean perplexity at ``multiple`` × L_train: "≈" only joins a scheme that no member of its group beats and
+    that every scheme placed before the group beats, so a ≈ b ≈ c never hides a < c; "≲ s (not distinguished from
+    …)" names the schemes placed before it that do not beat it, a set the chain cannot show; "<" joins a scheme
+    that every scheme placed before it beats.
     """
     rows = []
     for pub in PUBLISHED:
@@ -827,7 +859,7 @@ def orderings(results: Mapping[str, Any], multiple: int = 8) -> list[Ordering]:
                 steps.append(OrderStep(s, Join.SAME_GROUP, evidence=evidence))
                 group = [*group, s]
             elif ties:
-                steps.append(OrderStep(s, Join.TIED_WITH, tuple(ties), evidence))
+                steps.append(OrderStep(s, Join.NOT_DISTINGUISHED_FROM, tuple(ties), evidence))
                 group = [s]
             else:
                 steps.append(OrderStep(s, Join.AFTER, evidence=evidence))
@@ -868,6 +900,7 @@ class FinetuneVerdict:
     free_ppl: float | None
     relation: FinetuneRelation
     evidence: PairedComparison
+    not_plateaued: tuple[tuple[str, str, float], ...] = ()  # (method, seed, change) failing heldout_plateau
 
 
 @dataclass(frozen=True)
@@ -930,8 +963,9 @@ def _finetune(results: Mapping[str, Any], multiple: int, free: Sequence[str], tu
         best_free,
         tuple(free_ties),
         _ppl(results, best_free, multiple),
-        _FINETUNE.get(evidence.outcome, FinetuneRelation.TIES),
+        _FINETUNE.get(evidence.outcome, FinetuneRelation.NEITHER),
         evidence,
+        _not_plateaued(results, [best_tuned, *tuned_ties]),
     )
 
 
@@ -995,12 +1029,26 @@ def extension(results: Mapping[str, Any], multiple: int = 4) -> ExtensionVerdict
 
 
 def finetune_plateaus(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per fine-tuned method and seed, :func:`~poslib.lab.seedstats.plateau` of its held-out loss curve."""
+    """Per fine-tuned method and seed, its held-out loss curve judged by :func:`poslib.lab.plateau.heldout_plateau`.
+
+    ``{"reached": bool, "change": the fitted loss's relative change over another 30 % of the steps (negative:
+    still falling), "window": the first and last step fitted}``.
+    """
     out: dict[str, dict[str, Any]] = {}
     for method in FINETUNED:
         records = results.get("training", {}).get(method, {})
-        out[method] = {seed: plateau(r["heldout"]["loss"]) for seed, r in records.items() if "heldout" in r}
+        out[method] = {}
+        for seed, r in records.items():
+            if "heldout" in r:
+                p = heldout_plateau(r["heldout"]["steps"], r["heldout"]["loss"])
+                out[method][seed] = {"reached": p.plateaued, "change": p.change, "window": p.window}
     return out
+
+
+def _not_plateaued(results: Mapping[str, Any], methods: Sequence[str]) -> tuple[tuple[str, str, float], ...]:
+    """(method, seed, change) of every fine-tune among ``methods`` whose held-out curve fails the plateau rule."""
+    found = finetune_plateaus(results)
+    return tuple((m, seed, p["change"]) for m in methods for seed, p in found.get(m, {}).items() if not p["reached"])
 
 
 @dataclass(frozen=True)
@@ -1093,7 +1141,7 @@ def deployed(results: Mapping[str, Any], multiple: int) -> DeployedVerdicts:
             pk_before, pk_after = passkey_values(results, "rope", 1), passkey_values(results, method, 1)
             if pk_before is not None and pk_after is not None:
                 before, after = sum(pk_before) / len(pk_before), sum(pk_after) / len(pk_after)
-        costs.append(CostVerdict(method, _COST.get(cost.outcome, Cost.TIED), cost, before, after))
+        costs.append(CostVerdict(method, _COST.get(cost.outcome, Cost.NEITHER), cost, before, after))
     apart = tuple(seed_record(results, s, multiple) for s in tuned if seeds_disagree(results, s, multiple))
     return DeployedVerdicts(
         "ppl",
@@ -1112,8 +1160,8 @@ def deployed_statuses(results: Mapping[str, Any], multiple: int) -> dict[str, en
     """The status of each of :func:`deployed`'s verdicts, to compare two runs (:meth:`DeployedVerdicts.statuses`).
 
     ``"claim"`` and ``"matched"``: "holds", "partly holds" or "does not hold"; ``"finetune"``: "beats",
-    "ties with" or "loses to" (the best fine-tune against the best deployed reading); ``"cost <method>"``
-    per fine-tune: "gains", "tied" or "costs" at L_train against the model it started from (paired rule).
+    "neither beats" or "loses to" (the best fine-tune against the best deployed reading); ``"cost <method>"``
+    per fine-tune: "gains", "neither" or "costs" at L_train against the model it started from (paired rule).
     """
     return deployed(results, multiple).statuses()
 
@@ -1171,9 +1219,15 @@ def practitioner_verdicts(results: Mapping[str, Any]) -> dict[str, PractitionerC
     )
     best16 = unbeaten(results, 16, free)[0]
     against = {m: _paired(results, m, best16, 16) for m in FINETUNED}
-    claim("finetunes_lose_at_16x", all(c.better == 0 for c in against.values()), [], best=best16, against=against)
+    claim(
+        "finetunes_lose_at_16x",
+        all(c.outcome is Outcome.B_BEATS_A for c in against.values()),
+        list(against.values()),
+        best=best16,
+        against=against,
+    )
     plain = _paired(results, "rope+ft", "rope", 16)
-    claim("plain_ft_helps_at_16x", plain.better == plain.n, [], evidence=plain)
+    claim("plain_ft_helps_at_16x", plain.outcome is Outcome.A_BEATS_B, [plain], evidence=plain)
     costs = {m: _paired(results, m, "rope", 1) for m in FINETUNED}
     gains = [m for m in FINETUNED if costs[m].outcome is Outcome.A_BEATS_B]
     claim("only_yarn_gains_at_train", gains == ["rope+ft_yarn"], list(costs.values()), costs=costs)
@@ -1181,19 +1235,20 @@ def practitioner_verdicts(results: Mapping[str, Any]) -> dict[str, PractitionerC
     keys = {m: passkey_values(results, m, 1) or [0.0] for m in (*FINETUNED, "rope")}
     claim(
         "kept_fine_tunes_cost_nothing",
-        all(costs[m].better == costs[m].n and min(keys[m]) >= RETRIEVES for m in kept),
-        [],
+        all(costs[m].outcome is not Outcome.B_BEATS_A and min(keys[m]) >= RETRIEVES for m in kept),
+        [costs[m] for m in kept],
         costs={m: costs[m] for m in kept},
         passkey={m: tuple(keys[m]) for m in kept},
     )
-    pi_lower = sum(a < b for a, b in zip(keys["rope+ft_pi"], keys["rope"], strict=True))
+    pi_keys = paired(results, "rope+ft_pi", "rope", 1, "passkey") if results.get("passkey") else None
     claim(
         "pi_ft_costs_at_train",
-        costs["rope+ft_pi"].outcome is Outcome.B_BEATS_A and pi_lower == len(keys["rope"]),
-        [costs["rope+ft_pi"]],
+        costs["rope+ft_pi"].outcome is Outcome.B_BEATS_A
+        and pi_keys is not None
+        and pi_keys.outcome is Outcome.B_BEATS_A,
+        [costs["rope+ft_pi"], *([pi_keys] if pi_keys is not None else [])],
         evidence=costs["rope+ft_pi"],
-        lower=pi_lower,
-        of=len(keys["rope"]),
+        passkey=pi_keys,
     )
     logn = {k: _paired(results, "rope+rerope_logn", "rope+ntk_tuned", k) for k in (4, 16)}
     claim(
@@ -1203,7 +1258,7 @@ def practitioner_verdicts(results: Mapping[str, Any]) -> dict[str, PractitionerC
         by_multiple=logn,
     )
     short = _paired(results, "rope+ntk_tuned", "rope", 1)
-    claim("ntk_tuned_costs_short", short.worse == short.n, [], evidence=short)
+    claim("ntk_tuned_costs_short", short.outcome is Outcome.B_BEATS_A, [short], evidence=short)
     grid = [str(f) for f in results["extension"]["settings"]["factor_grid"]]
     chosen = [str(results["extension"]["deployed"]["rope+ntk_tuned"][k]) for k in seeds]
     search = [
@@ -1290,12 +1345,15 @@ def datadep_readings(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[
     """What notebook 12's lab section states, from the 08 run (``base``) and the notebook-12 run (``extra``).
 
     Every comparison is the paired rule (:func:`~poslib.lab.seedstats.paired`) on
-    :func:`~poslib.lab.seedstats.combine_runs`. Keys:
+    :func:`~poslib.lab.seedstats.combine_runs`, with Holm's correction over all of them (the family notebook 12
+    states: each data-dependent scheme against every scheme of ``base`` at 1×, 4× and 16×, the three among
+    themselves at 16×, the hybrid against ``rope`` at 1×, 4× and 16×). Keys:
 
     * ``falls``: per data-dependent scheme, the per-seed ratios ppl(16×) / ppl(1×) (below 1: perplexity falls
       with length on that seed);
     * ``against_base``: per data-dependent scheme and multiple (1, 4, 16), the schemes of ``base`` it beats,
-      ties with and loses to, and those with no perplexity at that length ("not defined");
+      neither beats nor loses to ("neither": not distinguished, or within the threshold) and loses to, and those
+      with no perplexity at that length ("not defined");
     * ``among``: the verdicts among the three (at 16×), as :class:`~poslib.lab.seedstats.PairedComparison`;
     * ``rope_growth``: `rope`'s per-seed ratios ppl(16×) / ppl(1×);
     * ``passkey``: per scheme of ``extra``, the per-seed accuracies at 1× (mean over depths);
@@ -1305,9 +1363,21 @@ def datadep_readings(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[
     """
     from .seedstats import combine_runs
 
-    results = combine_runs(base, extra)
     base_schemes = list(LabConfig.from_dict(base["config"]).schemes)
     multiples = (1, 4, 16)
+
+    def statements(r: Mapping[str, Any]) -> None:  # every comparison notebook 12 states: one Holm family
+        for scheme in DATA_DEPENDENT:
+            for k in multiples:
+                for other in base_schemes:
+                    paired(r, scheme, other, k)
+        for i, a in enumerate(DATA_DEPENDENT):
+            for b in DATA_DEPENDENT[i + 1 :]:
+                paired(r, a, b, 16)
+        for k in multiples:
+            paired(r, "rope_nope_hybrid", "rope", k)
+
+    results = with_family(combine_runs(base, extra), statements)
 
     def ratios(scheme: str) -> list[float]:
         low, high = seed_values(results, scheme, 1), seed_values(results, scheme, 16)
@@ -1315,11 +1385,16 @@ def datadep_readings(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[
         return [h / lo for lo, h in zip(low, high, strict=True)]
 
     against: dict[str, dict[int, dict[str, list[str]]]] = {}
-    word = {Outcome.A_BEATS_B: "beats", Outcome.TIED: "ties", Outcome.B_BEATS_A: "loses to"}
+    word = {
+        Outcome.A_BEATS_B: "beats",
+        Outcome.NOT_DISTINGUISHED: "neither",
+        Outcome.BELOW_THRESHOLD: "neither",
+        Outcome.B_BEATS_A: "loses to",
+    }
     for scheme in DATA_DEPENDENT:
         against[scheme] = {}
         for k in multiples:
-            groups: dict[str, list[str]] = {"beats": [], "ties": [], "loses to": [], "not defined": []}
+            groups: dict[str, list[str]] = {"beats": [], "neither": [], "loses to": [], "not defined": []}
             for other in base_schemes:
                 comparison = paired(results, scheme, other, k)
                 if comparison is None:
@@ -1343,3 +1418,48 @@ def datadep_readings(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[
         "answer_loss": answer_loss,
         "hybrid": {k: paired(results, "rope_nope_hybrid", "rope", k) for k in multiples},
     }
+
+
+# ---- the family a notebook states -----------------------------------------------------------------------------------
+
+
+def stated_family(
+    results: Mapping[str, Any],
+    pairs: Sequence[tuple[str, str, int]] = (),
+    passkey_pairs: Sequence[tuple[str, str, int]] = (),
+) -> Any:
+    """``results`` with the Holm family of the comparisons a notebook states from it (:func:`with_family`).
+
+    The family is every paired comparison drawn on by the verdict functions that apply to the run, at the lengths
+    the notebooks state them: for a run of the 18 schemes, :func:`claims`, :func:`takeaway_verdicts`,
+    :func:`orderings` and the published pairs of :func:`scale_agreement` at 8 × L_train (and
+    :func:`disagreement_verdicts` where the run scored passkey retrieval); for an extension run, :func:`extension`
+    at 4 ×, :func:`deployed` at 4 × and 16 × and :func:`practitioner_verdicts` where it has their readings; plus
+    ``pairs`` (perplexity) and ``passkey_pairs`` ((a, b, multiple) each), the notebook's own statements. Returns
+    the same kind of object it is given (a :class:`~poslib.lab.results.LabResults` stays one).
+    """
+    schemes = set(results["ppl"])
+
+    def statements(r: Mapping[str, Any]) -> None:
+        if "extension" in r:
+            extension(r, 4)
+            if set(TUNED_SCALINGS) <= schemes:
+                deployed(r, 4)
+                deployed(r, 16)
+                practitioner_verdicts(r)
+        else:
+            claims(r, 8)
+            takeaway_verdicts(r, 8)
+            orderings(r, 8)
+            scale_agreement(r, r, 8)
+            if r.get("passkey") is not None:
+                disagreement_verdicts(r, 8)
+        for a, b, k in pairs:
+            paired(r, a, b, k)
+        for a, b, k in passkey_pairs:
+            paired(r, a, b, k, "passkey")
+
+    family = with_family(results, statements)
+    from .results import LabResults  # results imports the run machinery: loaded on first use
+
+    return LabResults.from_dict(family) if isinstance(results, LabResults) else family

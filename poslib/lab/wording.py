@@ -151,7 +151,17 @@ def _named_values(records: Iterable[SeedValues]) -> str:
 
 
 def scale_text(scale: Scale) -> str:
-    """ "at this scale (≈116k–120k parameters, L_train = 64 bytes, 3 seeds)": the setting every verdict is about."""
+    """ "at this scale (≈116k–120k parameters, L_train = 64 bytes, 3 seeds)": the setting every verdict is about,
+    followed by what is known of pretraining's plateau (a verdict drawn from unconverged models says so)."""
+    text = _scale_text(scale)
+    if scale.pretraining_plateau is None:
+        return _("{scale}, pretraining not checked for a plateau (no held-out curve)").format(scale=text)
+    if not scale.pretraining_plateau:
+        return _("{scale}, from pretraining that has not plateaued").format(scale=text)
+    return text
+
+
+def _scale_text(scale: Scale) -> str:
     fields = dict(low=scale.params_low, high=scale.params_high, train_len=scale.train_len, seeds=scale.seeds)
     one = scale.seeds == 1
     if scale.params_low is None:
@@ -230,23 +240,54 @@ def paired_text(c: PairedComparison) -> str:
             )
         else:
             text = _("{count}, mean paired difference {diff} points").format(count=count, diff=shown[0])
-    if c.outcome is Outcome.TIED:
-        if c.better > 0 and c.worse > 0:
-            split = (
-                _("{evidence}; tied: not lower on every seed")
-                if c.metric == "ppl"
-                else _("{evidence}; tied: not higher on every seed")
-            )
-            text = split.format(evidence=text)
-        elif c.metric == "ppl":
-            text = _("{evidence}; tied: the paired ratio is within ×{limit} either way").format(
-                evidence=text, limit=f"{1 + TIE:g}"
+    return _rule_text(c, text)
+
+
+def _number(x: float, digits: int) -> str:
+    """A signed number with a real minus sign; ±∞ for a t with no spread to divide by."""
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    text = f"{x:.{digits}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")  # −0.0 says nothing a 0.0 does not
+    return text.replace("-", "−")
+
+
+def _test_text(c: PairedComparison) -> str:
+    """ "t = −2.1, p = 0.17" or, within a family, "t = −5.2, p = 0.003 (Holm, 48 comparisons)"."""
+    t, p = c.t, c.p_decides
+    assert t is not None and p is not None
+    fields = dict(t=_number(t, 1), p=f"{p:.2g}", family=c.family)
+    if c.family > 1:
+        return _("t = {t}, p = {p} (Holm, {family} comparisons)").format(**fields)
+    return _("t = {t}, p = {p}").format(**fields)
+
+
+def _rule_text(c: PairedComparison, evidence: str) -> str:
+    """``evidence`` followed by what the rule (a paired t-test, Holm, the threshold) concludes, with the test."""
+    if c.n < 2:
+        text = _("{evidence}; one seed: not distinguished").format(evidence=evidence)
+    elif c.outcome is Outcome.NOT_DISTINGUISHED:
+        interval = c.interval
+        assert interval is not None
+        if c.metric == "ppl":
+            low, high = f"×{interval[0]:.3f}", f"×{interval[1]:.3f}"
+        else:
+            low, high = (_number(100 * x, 0) for x in interval)
+        text = _("{evidence}; not distinguished at {n} seeds ({test}; 95 % interval {low} to {high})").format(
+            evidence=evidence, n=c.n, test=_test_text(c), low=low, high=high
+        )
+    elif c.outcome is Outcome.BELOW_THRESHOLD:
+        if c.metric == "ppl":
+            text = _("{evidence}; distinguished ({test}) but within ×{limit} either way").format(
+                evidence=evidence, test=_test_text(c), limit=f"{1 + TIE:g}"
             )
         else:
-            text = _("{evidence}; tied: the mean paired difference is under {points} points").format(
-                evidence=text,
-                points=f"{100 * PASSKEY_TIE:.0f}",
+            text = _("{evidence}; distinguished ({test}) but under {points} points").format(
+                evidence=evidence, test=_test_text(c), points=f"{100 * PASSKEY_TIE:.0f}"
             )
+    else:
+        text = _("{evidence}; {test}").format(evidence=evidence, test=_test_text(c))
     if c.near_threshold:
         text = _("{evidence}; close to the threshold").format(evidence=text)  # a verdict another CPU could move
     if c.noisy and c.n > 1:
@@ -264,11 +305,11 @@ def standing_text(s: Standing) -> str:
     or "… is the best and beats it (… against …'s …; evidence)"."""
     if s.place == Place.BEST:
         if s.ties:
-            return _("{scheme} is the best (tied with {names})").format(scheme=s.scheme, names=_join(s.ties))
+            return _("{scheme} is the best (also unbeaten: {names})").format(scheme=s.scheme, names=_join(s.ties))
         return _("{scheme} is the best").format(scheme=s.scheme)
     assert s.evidence is not None
-    if s.place == Place.TIED:
-        return _("{scheme} ties with the best, {best} ({scheme} {evidence})").format(
+    if s.place == Place.UNBEATEN:
+        return _("{scheme} is not beaten by the best, {best} ({scheme} {evidence})").format(
             scheme=s.scheme,
             best=s.best,
             evidence=s.evidence.text(),
@@ -357,20 +398,20 @@ def claim_text(claim: GrowthClaim | NtkClaim) -> str:
     variants, listed = claim.variants, claim.listed
     if variants.place == Place.BEST:
         among = (
-            _("NTK is the best of the RoPE variants (tied with {names})").format(names=_join(variants.ties))
+            _("NTK is the best of the RoPE variants (also unbeaten: {names})").format(names=_join(variants.ties))
             if variants.ties
             else _("NTK is the best of the RoPE variants")
         )
-    elif variants.place == Place.TIED:
-        among = _("NTK ties with the best RoPE variant, {best}").format(best=variants.best)
+    elif variants.place == Place.UNBEATEN:
+        among = _("NTK is not beaten by the best RoPE variant, {best}").format(best=variants.best)
     else:
         among = _("NTK is not the best RoPE variant; {best} is").format(best=variants.best)
     if listed.place == Place.BEST and not listed.ties:
         overall = _("and the best of the methods 000 §6.2 lists")
-    elif listed.place in (Place.BEST, Place.TIED):
-        overall = _("and ties for the best of the methods 000 §6.2 lists")
+    elif listed.place in (Place.BEST, Place.UNBEATEN):
+        overall = _("and none of the methods 000 §6.2 lists beats it")
     elif listed.ties:
-        overall = _("but of the methods 000 §6.2 lists, {best} is the best (tied with {names})").format(
+        overall = _("but of the methods 000 §6.2 lists, {best} is the best (also unbeaten: {names})").format(
             best=listed.best,
             names=_join(listed.ties),
         )
@@ -450,11 +491,16 @@ def takeaways(results: Mapping[str, Any], multiple: int = 8) -> list[str]:
         lines.append(template.format(names=names, k=multiple, flat=_join(t.flat)))
         if t.at_train is not None:
             template = (
-                _("At L_train itself ALiBi is behind RoPE ({alibi} against {rope}).")
+                _("At L_train itself ALiBi is behind RoPE ({alibi} against {rope}; ALiBi {evidence}).")
                 if t.at_train.behind
-                else _("At L_train itself ALiBi is level with RoPE ({alibi} against {rope}).")
+                else _("At L_train itself RoPE does not beat ALiBi ({alibi} against {rope}; ALiBi {evidence}).")
             )
-            lines.append(template.format(alibi=f"{t.at_train.alibi_ppl:.2f}", rope=f"{t.at_train.rope_ppl:.2f}"))
+            evidence = t.at_train.evidence.text() if t.at_train.evidence is not None else "—"
+            lines.append(
+                template.format(
+                    alibi=f"{t.at_train.alibi_ppl:.2f}", rope=f"{t.at_train.rope_ppl:.2f}", evidence=evidence
+                )
+            )
     if t.rescaling is not None:
         r = t.rescaling
         fields = dict(
@@ -483,8 +529,8 @@ def _ordering_text(o: Ordering) -> str:
     for step in o.steps[1:]:
         if step.join == Join.SAME_GROUP:
             text += " ≈ " + step.scheme
-        elif step.join == Join.TIED_WITH:
-            text += " ≲ " + _("{scheme} (tied with {names})").format(scheme=step.scheme, names=_join(step.ties))
+        elif step.join == Join.NOT_DISTINGUISHED_FROM:
+            text += " ≲ " + _("{scheme} (not beaten by {names})").format(scheme=step.scheme, names=_join(step.ties))
         else:
             text += " < " + step.scheme
     for r in o.split:
@@ -586,7 +632,7 @@ def reach_end(results: Mapping[str, Any], scheme: str) -> tuple[int, str | None]
 
 
 def _with_ties(value: str, ties: Sequence[str]) -> str:
-    return _("{value}, tied with {names}").format(value=value, names=_join(ties)) if ties else value
+    return _("{value}, also unbeaten: {names}").format(value=value, names=_join(ties)) if ties else value
 
 
 def _passkey_best_text(results: Mapping[str, Any], best: PasskeyBest) -> str:
@@ -632,10 +678,10 @@ def extension_text(results: Mapping[str, Any], v: ExtensionVerdicts) -> dict[str
             "L_train: the best fine-tuned model, {tuned} ({tuned_ppl}), beats the best training-free method, {free} "
             "({free_ppl}): {tuned} is {evidence}."
         ),
-        FinetuneRelation.TIES: _(
+        FinetuneRelation.NEITHER: _(
             "A short fine-tune ({steps} steps at {length} bytes) against no training, at {k}× "
-            "L_train: the best fine-tuned model, {tuned} ({tuned_ppl}), ties with the best training-free method, "
-            "{free} ({free_ppl}): {tuned} is {evidence}."
+            "L_train: neither the best fine-tuned model, {tuned} ({tuned_ppl}), nor the best training-free method, "
+            "{free} ({free_ppl}), beats the other: {tuned} is {evidence}."
         ),
         FinetuneRelation.LOSES: _(
             "A short fine-tune ({steps} steps at {length} bytes) against no training, at {k}× "
@@ -653,6 +699,7 @@ def extension_text(results: Mapping[str, Any], v: ExtensionVerdicts) -> dict[str
         free_ppl=_with_ties(f"{f.free_ppl:.2f}", f.free_ties),
         evidence=f.evidence.text(),
     )
+    out["finetune"] = _not_plateaued_text(out["finetune"], f.not_plateaued)
     if v.passkey is not None:
         p = v.passkey
         text = _("Passkey retrieval at {k}× L_train: {free}, {tuned}; training-free NTK {ntk}.").format(
@@ -683,10 +730,10 @@ def _deployed_claim_text(c: DeployedClaim, scale: str, multiple: int) -> str:
 
 
 def _cost_text(results: Mapping[str, Any], c: CostVerdict) -> str:
-    fields = dict(scheme=c.method, ratio=f"{math.exp(c.evidence.mean):.3f}", count=seed_count_text(c.evidence))
+    fields = dict(scheme=c.method, evidence=c.evidence.text())
     if c.passkey_before is None or c.passkey_after is None:
-        return _("{scheme} ppl ×{ratio} ({count})").format(**fields)
-    return _("{scheme} ppl ×{ratio} ({count}), passkey {before} → {after}").format(
+        return _("{scheme} ppl {evidence}").format(**fields)
+    return _("{scheme} ppl {evidence}, passkey {before} → {after}").format(
         before=accuracy_text(results, c.passkey_before),
         after=accuracy_text(results, c.passkey_after),
         **fields,
@@ -719,7 +766,9 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
             finetune_len=f.finetune_len,
         )
     tuned = (
-        _("{scheme} (tied with {names})").format(scheme=f.tuned, names=_join(f.tuned_ties)) if f.tuned_ties else f.tuned
+        _("{scheme} (not beaten by {names})").format(scheme=f.tuned, names=_join(f.tuned_ties))
+        if f.tuned_ties
+        else f.tuned
     )
     best = (
         _("the best whose seeds agree, {tuned}").format(tuned=tuned)
@@ -731,9 +780,9 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
             "Fine-tuned {steps} steps at {length} bytes, judged {where}: {best}, beats the best "
             "deployed training-free reading, {free}: {tuned} {evidence}."
         ),
-        FinetuneRelation.TIES: _(
-            "Fine-tuned {steps} steps at {length} bytes, judged {where}: {best}, ties with the best "
-            "deployed training-free reading, {free}: {tuned} {evidence}."
+        FinetuneRelation.NEITHER: _(
+            "Fine-tuned {steps} steps at {length} bytes, judged {where}: neither {best}, nor the best "
+            "deployed training-free reading, {free}, beats the other: {tuned} {evidence}."
         ),
         FinetuneRelation.LOSES: _(
             "Fine-tuned {steps} steps at {length} bytes, judged {where}: {best}, loses to the best "
@@ -749,11 +798,24 @@ def deployed_verdicts(results: Mapping[str, Any], multiple: int) -> dict[str, st
         tuned=f.tuned,
         evidence=f.evidence.text(),
     )
-    out["finetune"] = _not_ranked(text, v.apart)
+    out["finetune"] = _not_plateaued_text(_not_ranked(text, v.apart), f.not_plateaued)
     out["cost"] = _("The cost at L_train, against the model each fine-tune started from: {list}.").format(
         list=_semicolons(_cost_text(results, c) for c in v.costs),
     )
     return out
+
+
+def _not_plateaued_text(text: str, failing: Sequence[tuple[str, str, float]]) -> str:
+    """``text`` followed by the fine-tunes it is drawn from whose held-out loss has not plateaued, where any."""
+    if not failing:
+        return text
+    each = _semicolons(
+        _("{scheme} seed {seed} ({change} % over another 30 % of the steps)").format(
+            scheme=m, seed=seed, change=_number(100 * change, 2)
+        )
+        for m, seed, change in failing
+    )
+    return _("{text} Drawn from fine-tunes whose held-out loss has not plateaued: {list}.").format(text=text, list=each)
 
 
 def _practitioner_sentence(c: PractitionerClaim) -> str:
@@ -763,25 +825,19 @@ def _practitioner_sentence(c: PractitionerClaim) -> str:
             "the YaRN fine-tune beats every training-free reading at its own length (4×)"
         ),
         "finetunes_lose_at_16x": lambda: _(
-            "beyond their length (16×) every fine-tune is higher, on every seed, than the best training-free reading"
+            "beyond their length (16×) the best training-free reading beats every fine-tune"
         ),
-        "plain_ft_helps_at_16x": lambda: _(
-            "the plain fine-tune is lower than the model it started from at 16×, on every seed"
-        ),
-        "only_yarn_gains_at_train": lambda: _(
-            "at L_train only the YaRN fine-tune's gain passes the rule's threshold (the control's and NTK's are ties)"
-        ),
+        "plain_ft_helps_at_16x": lambda: _("the plain fine-tune beats the model it started from at 16×"),
+        "only_yarn_gains_at_train": lambda: _("at L_train only the YaRN fine-tune beats the model it started from"),
         "kept_fine_tunes_cost_nothing": lambda: _(
-            "the control, NTK and YaRN fine-tunes are lower at L_train on every seed and still retrieve ≥ 90 % of keys"
-            " on every seed"
+            "at L_train the model they started from beats none of the control, NTK and YaRN fine-tunes, and they"
+            " still retrieve ≥ 90 % of keys on every seed"
         ),
         "pi_ft_costs_at_train": lambda: _(
-            "the PI fine-tune costs perplexity (beaten) and retrieval (lower on every seed) at L_train"
+            "the PI fine-tune costs perplexity and retrieval at L_train (the model it started from beats it in both)"
         ),
         "rerope_logn_beats_ntk": lambda: _("ReRoPE with log-n queries beats NTK as deployed at 4× and at 16×"),
-        "ntk_tuned_costs_short": lambda: _(
-            "NTK's factor chosen for 16× costs at L_train: higher than the plain model on every seed"
-        ),
+        "ntk_tuned_costs_short": lambda: _("NTK's factor chosen for 16× costs at L_train: the plain model beats it"),
         "ntk_at_grid_edge": lambda: _("NTK chose the largest factor of the grid ({largest}) on every seed").format(
             largest=m.get("largest")
         ),
@@ -799,8 +855,7 @@ def _practitioner_measured(c: PractitionerClaim) -> str:
         )
     if c.key == "finetunes_lose_at_16x":
         each = _semicolons(
-            _("{scheme} lower on {better} of {n}").format(scheme=s, better=x.better, n=x.n)
-            for s, x in m["against"].items()
+            _("{scheme} {evidence}").format(scheme=s, evidence=x.text()) for s, x in m["against"].items()
         )
         return _("against {best}: {list}").format(best=m["best"], list=each)
     if c.key in ("plain_ft_helps_at_16x", "ntk_tuned_costs_short"):
@@ -809,20 +864,17 @@ def _practitioner_measured(c: PractitionerClaim) -> str:
         return _semicolons(_("{scheme} {evidence}").format(scheme=s, evidence=x.text()) for s, x in m["costs"].items())
     if c.key == "kept_fine_tunes_cost_nothing":
         return _semicolons(
-            _("{scheme} lower on {better} of {n}, passkey per seed {values}").format(
+            _("{scheme} {evidence}, passkey per seed {values}").format(
                 scheme=s,
-                better=x.better,
-                n=x.n,
+                evidence=x.text(),
                 values=", ".join(f"{v:.0%}" for v in m["passkey"][s]),
             )
             for s, x in m["costs"].items()
         )
     if c.key == "pi_ft_costs_at_train":
-        return _("{evidence}; passkey lower on {lower} of {n} seeds").format(
-            evidence=m["evidence"].text(),
-            lower=m["lower"],
-            n=m["of"],
-        )
+        if m["passkey"] is None:
+            return str(m["evidence"].text())
+        return _("{evidence}; passkey {passkey}").format(evidence=m["evidence"].text(), passkey=m["passkey"].text())
     if c.key == "rerope_logn_beats_ntk":
         return _semicolons(_("{k}×: {evidence}").format(k=k, evidence=x.text()) for k, x in m["by_multiple"].items())
     return _("chosen per seed {chosen}; held-out perplexity at 16× with factors {low} and {high}: {pairs}").format(

@@ -54,9 +54,10 @@ def _lab_ddp_grads_summed() -> None:
     tests=(
         "tests/test_lab_stats.py::test_identical_schemes_with_spread_010_are_declared_different_in_at_most_5_percent_of_draws",
         "tests/test_lab_stats.py::test_every_seed_agreeing_with_p_above_alpha_is_not_distinguished_and_says_3_of_3_favour_a",
+        "tests/test_lab_verdicts.py::test_an_order_every_seed_agrees_on_is_not_distinguished_at_3_seeds_never_tied",
     ),
-    notebooks=(),
-    unit_only="no notebook reads the rule yet: 08 and 11 move their verdicts to it with the new seeds (issue 45)",
+    # 12's lab check: the hybrid's ×1.071 at L_train (every seed, not distinguished at 3 seeds) becomes a win
+    notebooks=("notebooks/12_position_from_the_data.ipynb",),
     thread="issue 45 item 1 (equal schemes named different 24 % of the time at 3 seeds)",
 )
 def _lab_rule_reads_means() -> None:
@@ -78,8 +79,8 @@ def _lab_rule_reads_means() -> None:
         "tests/test_lab_plateau.py::test_the_old_rule_passes_21_points_ending_at_step_300_and_the_new_one_fails_them",
         "tests/test_lab_plateau.py::test_pis_fine_tune_in_the_committed_run_has_not_plateaued",
     ),
-    notebooks=(),
-    unit_only="no notebook reads the new plateau rule yet: 11 moves its fine-tunes to it (issue 45)",
+    # 11's curves cell: the two-point rule passes every fine-tune, where the rule fails PI's on every seed
+    notebooks=("notebooks/11_extending_a_trained_model.ipynb",),
     thread="issue 45 item 3 (issue 35's rule passes every fine-tune cut at step 300 of 1000)",
 )
 def _lab_plateau_from_two_points() -> None:
