@@ -13,7 +13,7 @@ import torch
 
 from poslib.lab import LabConfig, train_model
 from poslib.lab.data import load_stdlib_corpus
-from poslib.lab.extend import DROPE, ExtendConfig, _checkpoint_key, drope_model
+from poslib.lab.extend import DROPE, ExtendConfig, _checkpoint_key, drope_model, run_extension
 from poslib.lab.model import LabModel
 
 TINY = dict(
@@ -73,3 +73,12 @@ def test_drope_is_off_by_default_and_leaves_earlier_settings_and_keys_alone(tiny
         drope_model(LabModel("alibi", cfg.model), cfg, ExtendConfig(drope_steps=2), corpus, 0)
     with pytest.raises(ValueError, match="drope_steps"):
         ExtendConfig(drope_steps=-1)
+
+
+def test_a_whole_extension_run_with_drope_holds_its_model_in_the_results(tiny):
+    """The run assembles rope+drope beside the fine-tunes (a run once trained every seed and then failed here)."""
+    cfg, corpus, _ = tiny
+    ext = ExtendConfig(finetune_steps=2, finetune_warmup=1, drope_steps=2)
+    results = run_extension(cfg, ext, corpus)
+    assert set(results["training"][DROPE]) == {str(seed) for seed in cfg.train.seeds}
+    assert all(ppl > 0 for ppl in results["ppl"][DROPE].values())

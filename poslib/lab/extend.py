@@ -618,9 +618,11 @@ def run_extension(
                     print(_progress(seed, done[seed][1], done[seed][0], cfg), flush=True)
     outcomes = [done[seed] for seed in seeds]
     extra = [*TUNED_SCALINGS, *deployed_remaps(cfg, ext)] if ext.factor_grid is not None else []
-    names = [*ext.training_free, *extra, *FINETUNE_METHODS]
+    # the models trained after pretraining: the fine-tunes, and DroPE's recalibrated model when it is on
+    trained_after = [*FINETUNE_METHODS, *([DROPE] if ext.drope_steps > 0 else [])]
+    names = [*ext.training_free, *extra, *trained_after]
     runs: dict[str, dict[str, Any]] = {name: {} for name in names}
-    training: dict[str, dict[str, Any]] = {name: {} for name in ("rope", *FINETUNE_METHODS)}
+    training: dict[str, dict[str, Any]] = {name: {} for name in ("rope", *trained_after)}
     for seed, (numbers, records) in zip(seeds, outcomes, strict=True):
         for name in names:
             runs[name][str(seed)] = numbers[name]
