@@ -37,6 +37,27 @@ def test_position_ids_match_qwen2vl_and_videorope_get_rope_index():
         assert np.array_equal(got, REF[f"videorope_position_ids_{delta}"][:, 0])
 
 
+def test_even_grid_position_ids_centre_each_frame_at_floor_of_n_minus_1_over_2():
+    # an even llm grid (4, 4, 6): VideoRoPE's centre ⌊(n − 1)/2⌋ and n // 2 differ on both spatial axes
+    grid = dict(text_before=3, text_after=4)
+    assert np.array_equal(video_position_ids((4, 4, 6), **grid), REF["qwen2vl_position_ids_even"][:, 0])
+    got = video_position_ids((4, 4, 6), layout="diagonal", temporal_scale=2.0, **grid)
+    assert np.array_equal(got, REF["videorope_position_ids_2.0_even"][:, 0])
+
+
+@pytest.mark.parametrize("scheme", ["videorope", "hope"])
+def test_even_grid_rotation_matches_the_reference(scheme):
+    pos = REF["videorope_position_ids_2.0_even"][:, 0]
+    got = apply_mm_rope(REF["q_even"], pos, REF["inv_freq"], list(REF["mrope_section"]), scheme=scheme)
+    assert np.abs(got - REF[f"{scheme}_q_even"]).max() < 1e-13
+
+
+def test_videorope_alternates_h_first_then_w():
+    # the reference's loop: row = 1 if j % 2 == 0 else 2 over the n_h + n_w fastest pairs
+    axes = mm_rope_pair_axes([16, 24, 24], "videorope")
+    assert (axes[0:48:2] == 1).all() and (axes[1:48:2] == 2).all() and (axes[48:] == 0).all()
+
+
 @pytest.mark.parametrize("scheme", ["videorope", "hope"])
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_rotation_matches_the_reference_allocation(scheme, backend):

@@ -92,7 +92,8 @@ def main() -> None:
         vision_start_token_id=START,
     )
     me = types.SimpleNamespace(config=config)
-    # 3 text tokens, vision start, a video of grid (t, h, w) = (3, 6, 10) (llm grid 3×3×5 = 45 tokens), 4 text tokens
+    # 3 text tokens, vision start, a video of grid (t, h, w) = (3, 6, 10) (llm grid 3×3×5 = 45 tokens), 4 text tokens;
+    # then the same with an even llm grid (4×4×6), keys ending in _even
     grid = torch.tensor([[3, 6, 10]])
     n_video = 3 * 3 * 5
     ids = torch.tensor([[1, 2, START] + [VIDEO] * n_video + [7, 8, 9, 10]])
@@ -116,6 +117,21 @@ def main() -> None:
     cos, sin = cos_sin(pos, inv_freq)
     out["videorope_q"] = videorope_apply(q, q, cos, sin, list(section))[0].numpy()
     out["hope_q"] = hope_apply(q, q, cos, sin, list(section))[0].numpy()
+
+    # issue 44 review item 4: an even llm grid (t, h, w) = (4, 4, 6) (video grid 4 × 8 × 12, 96 tokens), where the
+    # frame centre ⌊(n − 1)/2⌋ and n // 2 differ on both spatial axes, so a port that centres by n // 2 fails here
+    grid_even = torch.tensor([[4, 8, 12]])
+    ids_even = torch.tensor([[1, 2, START] + [VIDEO] * (4 * 4 * 6) + [7, 8, 9, 10]])
+    mask_even = torch.ones_like(ids_even)
+    pos_q2_even, _ = qwen2_index(me, ids_even, None, grid_even, mask_even)
+    out["qwen2vl_position_ids_even"] = pos_q2_even.double().numpy()
+    pos_v_even, _ = t_scale_index(me, ids_even, None, grid_even, mask_even, scale_factor=2.0)
+    out["videorope_position_ids_2.0_even"] = pos_v_even.double().numpy()
+    q_even = torch.tensor(rng.standard_normal((1, 2, ids_even.shape[1], head_dim)))
+    out["q_even"] = q_even.numpy()
+    cos_e, sin_e = cos_sin(pos_v_even.double(), inv_freq)
+    out["videorope_q_even"] = videorope_apply(q_even, q_even, cos_e, sin_e, list(section))[0].numpy()
+    out["hope_q_even"] = hope_apply(q_even, q_even, cos_e, sin_e, list(section))[0].numpy()
     out["commits"] = np.array([f"Wiselnn570/VideoRoPE {v_commit}", f"hrlics/HoPE {h_commit}"])
     np.savez_compressed(OUT, **out)
     print(f"wrote {OUT}: {sorted(out)}")
