@@ -29,6 +29,17 @@ def check_proportional_freq(answer: Any) -> Feedback:
     rotated = int(HEAD * PARTIAL)
     over_rotated = np.zeros(HEAD // 2)
     over_rotated[: rotated // 2] = BASE ** (-2.0 * np.arange(rotated // 2) / rotated)
+    got = np.asarray(answer, dtype=np.float64) if _numbers(answer) else None
+    turning = int(np.count_nonzero(got)) if got is not None and got.shape == want.shape else None
+    if turning is not None and turning not in (int(np.count_nonzero(want)), HEAD // 2):
+        # a count of turning pairs other than 2 (or all 8, diagnosed below) is the slip, whatever the values
+        return Feedback(
+            False,
+            _(
+                "too many or too few turning pairs: {got} of your 8 frequencies are non-zero; "
+                "⌊0.25·16/2⌋ = {want} pairs turn (a quarter of 16 features is 4 features, 2 pairs)"
+            ).format(got=turning, want=int(np.count_nonzero(want))),
+        )
     return check_array(
         answer,
         want,
@@ -53,6 +64,18 @@ def check_proportional_freq(answer: Any) -> Feedback:
 def check_value_turn(answer: Any) -> Feedback:
     """The angle by which value j = 3's rotated pair reaches query i = 7's output: (j − i)·θ = −2 rad."""
     want = (VALUE - QUERY) * THETA
+    if _numbers(answer) and np.ndim(answer) == 0:
+        turns = round((float(answer) - want) / (2 * np.pi))
+        if turns != 0 and abs(float(answer) - 2 * np.pi * turns - want) < 1e-6:
+            # an angle a whole number of turns away rotates the pair the same way: right, and said so
+            return Feedback(
+                True,
+                _("right: {answer} rad is (j − i)·θ = {want} rad plus {turns} × 2π, the same rotation.").format(
+                    answer=f"{float(answer):.4g}".replace("-", "\u2212"),
+                    want=f"{want:.1f}".replace("-", "\u2212"),
+                    turns=f"{turns}".replace("-", "\u2212"),
+                ),
+            )
     return check_array(
         answer,
         want,
@@ -63,6 +86,14 @@ def check_value_turn(answer: Any) -> Feedback:
             (_("the turn back went the wrong way (+i): R_(i+j); it turns by −i"), (VALUE + QUERY) * THETA),
         ],
     )
+
+
+def _numbers(answer: Any) -> bool:
+    # a real number or an array of them (strings, None and ragged lists are left to check_array's messages)
+    try:
+        return bool(np.isfinite(np.asarray(answer, dtype=np.float64)).all()) and not isinstance(answer, str | bytes)
+    except (TypeError, ValueError):
+        return False
 
 
 def _videorope_t_pairs(section: tuple[int, int, int]) -> np.ndarray:
@@ -118,6 +149,11 @@ EXERCISES = (
             ),
             Mistake("answer = base ** (-2.0 * np.arange(8) / 16)", "every pair"),
             Mistake("answer = base ** (-2.0 * np.arange(2) / 16)", "only the turning"),
+            Mistake(
+                "i = np.arange(head_dim // 2)\n"
+                "answer = np.where(i < int(partial * head_dim), base ** (-2.0 * i / head_dim), 0.0)",
+                "too many or too few",
+            ),
         ),
     ),
     Exercise(
