@@ -59,10 +59,10 @@ from .lie_rope import (
     rope_generator,
 )
 from .logn import logn_scale
-from .mm_rope import apply_mm_rope, mm_rope_frequencies, mm_rope_pair_axes, video_position_ids
+from .mm_rope import MM_ROPE_SCHEMES, apply_mm_rope, mm_rope_frequencies, mm_rope_pair_axes, video_position_ids
 from .mrope import apply_mrope, apply_rope_2d, mrope_axis_of_pair
 from .nope import apply_nope
-from .path_attn import path_attention
+from .path_attn import path_attention, path_deltanet_qk
 from .randomized import randomized_positions
 from .remap import (
     RemappedPositions,
@@ -135,6 +135,7 @@ def __getattr__(name: str) -> object:
 # The public surface, listed once: docs/api.md is generated from it (python scripts/api_reference.py).
 __all__ = [
     "COMMON_KEYS",
+    "MM_ROPE_SCHEMES",
     "ROPE_SCALINGS",
     "ROPE_SCALING_KEYS",
     "WHOLE_HEAD_SCALINGS",
@@ -186,6 +187,7 @@ __all__ = [
     "mm_rope_pair_axes",
     "mrope_axis_of_pair",
     "path_attention",
+    "path_deltanet_qk",
     "randomized_positions",
     "register_rope_scaling",
     "relative_distance",

@@ -891,16 +891,20 @@ def _chinese_contents(notebooks: list[Page], sections: dict[str, list[tuple[str,
 
 
 def write_chinese_edition(out: Path, live: dict[str, list[FrameSet]]) -> list[Path]:
-    """The Chinese pages in ``out``/zh/, from scripts/i18n.py's notebooks and documents; frames shared."""
+    """The Chinese pages in ``out``/zh/, from the committed Chinese notebooks and scripts/i18n.py's documents;
+    frames shared.
+
+    The Chinese notebooks are read as committed: their outputs come from executing them in the Chinese edition
+    (``python scripts/i18n.py build --execute``), which a build into a scratch folder would not have, and
+    tests/test_i18n.py holds their sources to the build.
+    """
     tool = _i18n_tool()
     folder = out / "zh"
     folder.mkdir()
-    with tempfile.TemporaryDirectory(prefix="book-zh-") as tmp:
-        tool.build("zh", Path(tmp), documents=False)
-        nb_pages = [
-            Page(p.stem, "", nbformat.read(p, as_version=4), f"notebooks/zh/{p.name}")
-            for p in sorted(Path(tmp).glob("[0-9][0-9]_*.ipynb"))
-        ]
+    nb_pages = [
+        Page(p.stem, "", nbformat.read(p, as_version=4), f"notebooks/zh/{p.name}")
+        for p in sorted((NOTEBOOKS / "zh").glob("[0-9][0-9]_*.ipynb"))
+    ]
     for page in nb_pages:
         page.title = _notebook_title(page.nb, page.slug)
     index = Page("index", "目录", nbformat.v4.new_notebook(), "the course")

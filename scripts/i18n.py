@@ -1152,10 +1152,12 @@ def build(lang: str, out: Path, documents: bool = True, force: bool = False) -> 
             else:  # changed, or never run (a failed execution): to execute
                 cell.outputs, cell.execution_count, changed = [], None, True
         nb.metadata["language"] = lang
-        if old is not None:  # the kernel metadata the last execution stored (scripts/run_notebooks.py)
-            for key in ("kernelspec", "language_info"):
+        if old is not None:  # the kernel and widget metadata the last execution stored (scripts/run_notebooks.py)
+            for key in ("kernelspec", "language_info", "widgets"):
                 if key in old.metadata:
                     nb.metadata[key] = old.metadata[key]
+                else:  # never the English notebook's: its widget state names the English run's models
+                    nb.metadata.pop(key, None)
         nbformat.write(nb, target)
         log[path.name] = sources_digest(nb)
         if changed:

@@ -52,6 +52,21 @@ CASES = [
         lambda: P.apply_mrope(X, np.arange(18).reshape(3, 6) * 37, F16, [4, 2, 2], interleaved=True),
         lambda: P.apply_mrope(t(X), torch.arange(18).reshape(3, 6) * 37, t(F16), [4, 2, 2], interleaved=True),
     ),
+    *(
+        (
+            f"apply_mm_rope {scheme}",
+            lambda scheme=scheme: P.apply_mm_rope(X, np.arange(18).reshape(3, 6) * 37, F16, [4, 2, 2], scheme=scheme),
+            lambda scheme=scheme: P.apply_mm_rope(
+                t(X), torch.arange(18).reshape(3, 6) * 37, t(F16), [4, 2, 2], scheme=scheme
+            ),
+        )
+        for scheme in ("mrope", "mrope_interleaved", "videorope", "hope")
+    ),
+    (
+        "mm_rope_frequencies hope (its temporal pairs at frequency 0)",
+        lambda: P.mm_rope_frequencies(F16, [4, 2, 2], "hope")[1],
+        lambda: P.mm_rope_frequencies(t(F16), [4, 2, 2], "hope")[1],
+    ),
     (
         "attention with learned sinks",
         lambda: P.attention(Q, K, V, causal=True, sinks=np.array([0.5, -1.0]))[1],
@@ -298,6 +313,11 @@ CASES = [
         lambda: P.path_attention(t(Q), t(K), t(V), t(PATH_W), t(PATH_BETA), log_f=t(-np.abs(W[:, :5, 2])))[0],
     ),
     (
+        "path_deltanet_qk (the corrected keys)",
+        lambda: P.path_deltanet_qk(K, K, PATH_W, PATH_BETA)[1],
+        lambda: P.path_deltanet_qk(t(K), t(K), t(PATH_W), t(PATH_BETA))[1],
+    ),
+    (
         "dual_chunk_attention",
         lambda: P.dual_chunk_attention(Q, K, V, chunk_size=3, local_window=1)[1],
         lambda: P.dual_chunk_attention(t(Q), t(K), t(V), chunk_size=3, local_window=1)[1],
@@ -381,6 +401,9 @@ def test_every_public_function_has_a_backend_case():
         "commutator_norm",
         "relative_drift",
         "rope_convention_gap",
+        "mm_rope_pair_axes",  # an integer index per pair (NumPy) from the section sizes, as mrope_axis_of_pair
+        "video_position_ids",  # integer position ids (NumPy) from a grid's sizes
+        "set_language",  # poslib's language setting, not a computation
     }
     functions = [n for n in P.__all__ if callable(getattr(P, n)) and n[0].islower() and n not in skip]
     missing = [n for n in functions if n not in covered]

@@ -269,3 +269,19 @@ def test_rebuilding_keeps_a_notebook_the_student_changed(tmp_path: Path) -> None
     assert (tmp_path / "03_sinusoidal.ipynb").read_bytes() == untouched
     i18n.build("zh", tmp_path, documents=False, force=True)
     assert "answer = 42" not in mine.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_a_chinese_notebooks_widget_outputs_name_its_own_widget_state(path: Path) -> None:
+    """The stored widget state is the Chinese run's (the book reads its controls), not the English notebook's."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    views = [
+        out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+        for cell in nb["cells"]
+        if cell["cell_type"] == "code"
+        for out in cell.get("outputs", [])
+        if "application/vnd.jupyter.widget-view+json" in out.get("data", {})
+    ]
+    missing = [view for view in views if view not in state]
+    assert not missing, f"{path.name}: widget outputs {missing} are not in its widget state (re-execute it)"

@@ -70,6 +70,13 @@ def test_all_lists_each_public_name_once_and_no_module():
     for path in SCHEME_LAYER:
         if path.name.startswith("_"):
             continue
+        if path.stem == "text":
+            continue  # display-width padding for tables (poslib.text.pad), not a positional encoding: used by its path
+        if path.stem == "language":
+            # the language setting is loaded on first use (import poslib loads none of it): poslib re-exports only
+            # set_language, lazily; the catalogue lookups stay in poslib.language
+            assert "set_language" in P.__all__
+            continue
         module = importlib.import_module(f"poslib.{path.stem}")
         missing = sorted(set(module.__all__) - set(P.__all__))
         assert not missing, f"poslib.{path.stem}.__all__ names {missing}, which poslib.__all__ does not re-export"
