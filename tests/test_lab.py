@@ -1721,3 +1721,14 @@ def test_merge_seeds_adds_seeds_and_gives_a_full_runs_numbers(tmp_path):
         merge_seeds(first, first)
     with pytest.raises(ValueError, match="another configuration"):
         merge_seeds(first, dict(second, config=LabConfig.from_dict(second["config"]).replace(steps=5).to_dict()))
+    # select_seeds undoes the merge: the run cut to seed 1 has the second run's numbers, bit for bit
+    from poslib.lab import select_seeds
+
+    cut = select_seeds(merged, [1])
+    for section in ("ppl", "ppl_std", "runs", "training"):
+        assert cut[section] == second[section], section
+    assert cut["config"]["train"]["seeds"] == [1]
+    with pytest.raises(ValueError, match="subset of the run's seeds"):
+        select_seeds(merged, [2])
+    with pytest.raises(ValueError, match="subset of the run's seeds"):
+        select_seeds(merged, [])

@@ -206,3 +206,21 @@ def test_holm_over_a_notebooks_family_can_undo_a_win_the_comparison_alone_would_
     assert held.p_holm is not None and held.p_holm >= held.p
     assert (held.family, held.outcome) == (12, Outcome.NOT_DISTINGUISHED), (held.family, held.p_holm)
     assert "(Holm, 12 comparisons)" in held.text() and held.p_holm == pytest.approx(12 * held.p)
+
+
+def test_every_bare_verdict_value_has_a_word_in_each_language(chinese: None) -> None:
+    from poslib.lab.verdicts import Cost, FinetuneRelation, Holds
+
+    members = [
+        m for enum in (Relation, PairChange, Agreement, Holds, Category, Status, FinetuneRelation, Cost) for m in enum
+    ]
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    zh = {m: wording.word(m) for m in members}
+    assert all(cjk.search(w) for w in zh.values()), {m: w for m, w in zh.items() if not cjk.search(w)}
+    set_language("en")
+    en = {m: wording.word(m) for m in members}
+    # English: the value itself, except a Category or a Status, whose words are the notebook's sentences' words
+    assert en[Relation.NOT_DISTINGUISHED] == "not distinguished" and en[PairChange.SOFTENS] == "softens"
+    assert zh[Relation.BEATS] != zh[Relation.BEATEN] and zh[Holds.HOLDS] != zh[Holds.FAILS]
+    with pytest.raises(ValueError, match="verdict enum member"):
+        wording.word(Place.BEST)  # type: ignore[arg-type]

@@ -101,8 +101,9 @@ from .report import (
     tied,
     unbeaten,
     with_family,
+    word,
 )
-from .results import LabResults, merge_results, merge_seeds, same_environment, summary_table
+from .results import LabResults, merge_results, merge_seeds, same_environment, select_seeds, summary_table
 from .run import replay_losses, rerun, run_lab
 from .schemes import (
     EXTENSION_VARIANTS,
@@ -206,6 +207,7 @@ __all__ = [
     "seed_values",
     "seeds_disagree",
     "seeds_text",
+    "select_seeds",
     "split_scheme",
     "spread",
     "stated_family",
@@ -217,4 +219,5 @@ __all__ = [
     "train_model",
     "unbeaten",
     "with_family",
+    "word",
 ]

@@ -86,6 +86,7 @@ from .wording import (
     scale_phrase,
     seeds_text,
     takeaways,
+    word,
 )
 
 # notebook 11 compares its second-scale rows with these (lab.report.SAME, …)
@@ -162,4 +163,5 @@ __all__ = [
     "tied",
     "unbeaten",
     "with_family",
+    "word",
 ]

@@ -15,7 +15,7 @@ import pathlib
 import platform
 import statistics
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,15 @@ from .config import LabConfig
 from .data import Corpus, load_stdlib_corpus
 from .schemes import split_scheme
 
-__all__ = ["LabResults", "merge_results", "merge_seeds", "same_environment", "summary_table", "versions"]
+__all__ = [
+    "LabResults",
+    "merge_results",
+    "merge_seeds",
+    "same_environment",
+    "select_seeds",
+    "summary_table",
+    "versions",
+]
 
 PROTOCOL = "non-overlapping windows; every length scores the same validation bytes"
 
@@ -226,8 +234,6 @@ def merge_seeds(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
     seed's tuned scaling chose) are joined. ``timings`` stays ``old``'s, with ``timings["added_seeds"]`` listing
     each addition (its seeds, wall and CPU seconds, platform).
     """
-    from .run import _mean_and_std, _passkey_summary  # run imports this module: loaded on first use
-
     old_cfg, new_cfg = LabConfig.from_dict(old["config"]), LabConfig.from_dict(new["config"])
     differ = {k: v for k, v in old_cfg.differences(new_cfg).items() if k != "seeds"}
     if differ:
@@ -247,24 +253,16 @@ def merge_seeds(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
     if old["corpus"] != new["corpus"]:
         raise ValueError("the corpus differs between the old and the new results")
     merged = {k: copy.deepcopy(v) for k, v in old.items() if k != "models"}
-    seeds = (*old_cfg.train.seeds, *new_cfg.train.seeds)
-    cfg = dataclasses.replace(old_cfg, train=dataclasses.replace(old_cfg.train, seeds=seeds))
-    merged["config"] = {**copy.deepcopy(old["config"]), "train": {**old["config"]["train"], "seeds": list(seeds)}}
     for section in ("runs", "training", "attention"):
         if merged.get(section) is None:
             continue
         for name, per_seed in new[section].items():
             merged[section].setdefault(name, {}).update(copy.deepcopy(per_seed))
-    names = list(merged["runs"])
-    merged["ppl"], merged["ppl_std"] = _mean_and_std(merged["runs"], names, seeds, cfg.eval_lens)
-    if cfg.retrieval.passkey:
-        summary = _passkey_summary(merged["runs"], cfg, names)
-        for key in ("passkey", "passkey_std", "passkey_by_depth"):
-            merged[key] = summary[key]
     if "extension" in merged:
         for name, chosen in new["extension"].get("deployed", {}).items():
             if all(str(k) in chosen for k in new_cfg.train.seeds):  # per-seed choices, not one fixed setting
                 merged["extension"]["deployed"][name].update(copy.deepcopy(chosen))
+    _summarise_seeds(merged, (*old_cfg.train.seeds, *new_cfg.train.seeds))
     merged["timings"]["added_seeds"] = [
         *merged["timings"].get("added_seeds", []),
         {
@@ -275,3 +273,43 @@ def merge_seeds(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
         },
     ]
     return LabResults.from_dict(merged)
+
+
+def select_seeds(results: Mapping[str, Any], seeds: Sequence[int]) -> LabResults:
+    """``results`` cut down to ``seeds``: how two runs with different seed counts are compared at equal power.
+
+    Every per-seed record of the chosen seeds is kept as it is; the means and spreads over seeds (``ppl``,
+    ``ppl_std``, the passkey summaries) are computed again over them, and the per-seed parts of ``extension`` are
+    cut the same way. The Holm family a notebook stated on ``results`` is dropped: state it again on the cut run.
+    """
+    held = LabConfig.from_dict(results["config"]).train.seeds
+    chosen = tuple(int(s) for s in seeds)
+    missing = sorted(set(chosen) - set(held))
+    if not chosen or missing:
+        raise ValueError(f"seeds must be a non-empty subset of the run's seeds {list(held)}, got {list(chosen)}")
+    keep = {str(s) for s in chosen}
+    cut = {k: copy.deepcopy(v) for k, v in results.items() if k not in ("models", "holm_family")}
+    for section in ("runs", "training", "attention"):
+        if cut.get(section) is None:
+            continue
+        cut[section] = {name: {k: v for k, v in per.items() if k in keep} for name, per in cut[section].items()}
+    if "extension" in cut:
+        for name, choice in cut["extension"].get("deployed", {}).items():
+            if set(map(str, held)) <= set(choice):  # per-seed choices, not one fixed setting
+                cut["extension"]["deployed"][name] = {k: v for k, v in choice.items() if k in keep}
+    _summarise_seeds(cut, tuple(s for s in held if s in chosen))
+    return LabResults.from_dict(cut)
+
+
+def _summarise_seeds(record: dict[str, Any], seeds: tuple[int, ...]) -> None:
+    """Set ``record``'s seeds to ``seeds`` and compute its means and spreads over them again, in place."""
+    from .run import _mean_and_std, _passkey_summary  # run imports this module: loaded on first use
+
+    record["config"] = {**record["config"], "train": {**record["config"]["train"], "seeds": list(seeds)}}
+    cfg = LabConfig.from_dict(record["config"])
+    names = list(record["runs"])
+    record["ppl"], record["ppl_std"] = _mean_and_std(record["runs"], names, seeds, cfg.eval_lens)
+    if cfg.retrieval.passkey:
+        summary = _passkey_summary(record["runs"], cfg, names)
+        for key in ("passkey", "passkey_std", "passkey_by_depth"):
+            record[key] = summary[key]

@@ -33,20 +33,25 @@ from .seedstats import (
     seeds_disagree,
 )
 from .verdicts import (
+    Agreement,
     Category,
+    Cost,
     CostVerdict,
     DeployedClaim,
     Disagreement,
     ExtensionVerdicts,
     FinetuneRelation,
     GrowthClaim,
+    Holds,
     Join,
     Mismatch,
     NtkClaim,
     Ordering,
+    PairChange,
     PasskeyBest,
     Place,
     PractitionerClaim,
+    Relation,
     Scale,
     Standing,
     Status,
@@ -84,6 +89,7 @@ __all__ = [
     "standing_text",
     "status_text",
     "values_text",
+    "word",
 ]
 
 _ = translator("lab")
@@ -100,6 +106,45 @@ def _semicolons(items: Iterable[str]) -> str:
 
 
 # ---- words ----------------------------------------------------------------------------------------------------------
+
+
+def word(
+    value: Relation | PairChange | Agreement | Holds | Category | Status | FinetuneRelation | Cost,
+) -> str:
+    """A verdict's bare enum value in the current language, for a notebook that prints it in its own sentence.
+
+    A notebook's own code keeps the enum (data) and asks for its word only where it prints it, so a Chinese notebook
+    never shows an English value inside a Chinese line.
+    """
+    if isinstance(value, Status):
+        return status_text(value)
+    if isinstance(value, Category):
+        return category_text(value)
+    words = {
+        Relation.BEATS: _("beats"),
+        Relation.BEATEN: _("beaten"),
+        Relation.NOT_DISTINGUISHED: _("not distinguished"),
+        Relation.WITHIN_THRESHOLD: _("within the threshold"),
+        Relation.NOT_COMPARED: _("not compared"),
+        PairChange.SAME: _("same"),
+        PairChange.FLIPS: _("flips"),
+        PairChange.SOFTENS: _("softens"),
+        Agreement.SAME: _("same at both scales"),
+        Agreement.DIFFERS: _("scale-dependent"),
+        Agreement.AT_THRESHOLD: _("scale-dependent, at the threshold"),
+        Agreement.UNDETERMINED: _("undetermined"),
+        Holds.HOLDS: _("holds"),
+        Holds.FAILS: _("fails"),
+        FinetuneRelation.BEATS: _("beats"),
+        FinetuneRelation.NEITHER: _("neither beats"),
+        FinetuneRelation.LOSES: _("loses to"),
+        Cost.GAINS: _("gains"),
+        Cost.NEITHER: _("neither"),
+        Cost.COSTS: _("costs"),
+    }
+    if value not in words:  # a StrEnum member equals its string: key on the member's class too
+        raise ValueError(f"value must be a verdict enum member (Relation, PairChange, ...), got {value!r}")
+    return words[value]
 
 
 def status_text(status: Status) -> str:
