@@ -22,9 +22,14 @@ from typing import Any
 import numpy as np
 import torch
 
+from poslib.language import translator
+from poslib.text import display_width, pad
+
 from .config import LabConfig
 from .data import Corpus, load_stdlib_corpus
 from .schemes import split_scheme
+
+_ = translator("lab")
 
 __all__ = [
     "LabResults",
@@ -132,11 +137,16 @@ class LabResults(Mapping[str, Any]):
 
 
 def summary_table(results: Mapping[str, Any], digits: int = 1) -> str:
-    """Perplexity per scheme (rows) and evaluation length (columns) as fixed-width text; "—" = not defined."""
+    """Perplexity per scheme (rows) and evaluation length (columns) as fixed-width text; "—" = not defined.
+
+    The header's first word is in poslib's language (the ``lab`` catalogue); its column is padded by display width,
+    so a Chinese header lines up with the scheme names below it.
+    """
     cfg = LabConfig.from_dict(results["config"])
-    width = max([14, *(len(s) + 1 for s in results["ppl"])])  # rope+leaky_rerope is longer than 14
-    head = f"{'scheme':<{width}s}" + "".join(f"{f'{L // cfg.train_len}× ({L})':>13s}" for L in cfg.eval_lens)
-    lines = [head, "-" * len(head)]
+    first = _("scheme")
+    width = max([14, display_width(first) + 1, *(len(s) + 1 for s in results["ppl"])])  # rope+leaky_rerope: > 14
+    head = pad(first, width) + "".join(f"{f'{L // cfg.train_len}× ({L})':>13s}" for L in cfg.eval_lens)
+    lines = [head, "-" * display_width(head)]
     for scheme, row in results["ppl"].items():
         cells = []
         for L in cfg.eval_lens:
