@@ -79,8 +79,8 @@ def test_the_chinese_lab_page_says_what_the_english_one_says() -> None:
 
 def test_the_lab_pair_check_catches_a_changed_number_a_lost_section_and_an_english_link() -> None:
     en, zh = LAB["en"].read_text(encoding="utf-8"), LAB["zh"].read_text(encoding="utf-8")
-    assert "| sandwich | 6.61 ± 0.06 |" in en
-    found = lab_pair_problems(en.replace("| sandwich | 6.61 ± 0.06 |", "| sandwich | 6.62 ± 0.06 |"), zh)
+    assert "| sandwich | 6.64 ± 0.06 |" in en
+    found = lab_pair_problems(en.replace("| sandwich | 6.64 ± 0.06 |", "| sandwich | 6.65 ± 0.06 |"), zh)
     assert len(found) == 1 and "The extrapolation lab" in found[0] and "numbers differ" in found[0], found
     assert "sections" in lab_pair_problems(en + "\n## One more section\n\nText.\n", zh)[0]
     wrong = zh.replace("](../../results/)", "](../results/)", 1)
@@ -110,3 +110,40 @@ def test_every_chinese_page_cites_the_chinese_lab_page() -> None:
         "notebooks/zh/11_extending_a_trained_model.ipynb",
         "notebooks/zh/12_position_from_the_data.ipynb",
     } <= cited, cited
+
+
+def lab_json_table(results: dict) -> list[str]:
+    """docs/lab.md's first table written from results/lab.json's per-seed records, not from its summary: per scheme
+    the mean and sample standard deviation over every seed at 1×, 8× and 16× L_train, and the growth 8× / 1× of the
+    means; sorted by the mean at 8×, the schemes not defined there last."""
+    import statistics
+
+    rows = []
+    for scheme, seeds in results["runs"].items():
+        per_length = [[seeds[k]["ppl"][L] for k in seeds] for L in ("64", "512", "1024")]
+        cells = [None if None in v else (statistics.mean(v), statistics.stdev(v)) for v in per_length]
+        rows.append((scheme, cells))
+    rows.sort(key=lambda r: (r[1][1] is None, r[1][1][0] if r[1][1] else 0.0))
+    lines = []
+    for scheme, cells in rows:
+        text = ["not defined" if c is None else f"{c[0]:.2f} ± {c[1]:.2f}" for c in cells]
+        growth = "—" if cells[1] is None else f"{cells[1][0] / cells[0][0]:.2f}"
+        lines.append(f"| {scheme} | " + " | ".join(text) + f" | {growth} |")
+    return lines
+
+
+def test_the_lab_pages_first_table_is_lab_json_over_all_its_seeds() -> None:
+    import json
+
+    results = json.loads((ROOT / "results" / "lab.json").read_text(encoding="utf-8"))
+    n_seeds = len(results["config"]["train"]["seeds"])
+    assert all(len(seeds) == n_seeds for seeds in results["runs"].values())
+    rows = lab_json_table(results)
+    en, zh = (LAB[k].read_text(encoding="utf-8") for k in ("en", "zh"))
+    assert "\n".join(rows) in en, "docs/lab.md's first table is not results/lab.json:\n" + "\n".join(rows)
+    assert "\n".join(r.replace("not defined", "无定义") for r in rows) in zh
+    words = {3: ("three", "三"), 8: ("eight", "八")}[n_seeds]  # the prose names the seed count the table has
+    assert f"Mean ± standard deviation over the {words[0]}\nseeds" in en and f"下表是{words[1]}个种子的均值" in zh
+    # the check can fail: the table of the file's first three seeds (its state before seeds 3-7) is not the page's
+    first3 = {**results, "runs": {s: {k: r[k] for k in "012"} for s, r in results["runs"].items()}}
+    assert "\n".join(lab_json_table(first3)) not in en
