@@ -153,8 +153,6 @@ ENGLISH_LEFT: dict[str, str] = {
     "10_learned_and_contextual_positions e0a8cdfe": "a growth Category printed raw",
     "10_learned_and_contextual_positions lab-claims-checked": "a growth Category printed raw",
     "10_learned_and_contextual_positions scale2-10": "a Relation value printed raw",
-    # scheme names that are English words (nope, fire), which stay English in the edition
-    "12_position_from_the_data lab-check": "scheme names",
 }
 
 
