@@ -145,14 +145,6 @@ ENGLISH_LEFT: dict[str, str] = {
     # "<notebook stem> <cell id>": why its output still holds English
     "00_tour c791505c": "poslib's IndexError, printed as raised: poslib's error messages are English, like Python's",
     "02_learned_absolute bad207af": "poslib's IndexError, printed as raised (as in 00)",
-    # a lab verdict's enum value (Relation, Holds, Category, ...) printed raw inside a Chinese sentence: poslib has no
-    # wording of a bare enum value in the current language yet (issue 46, next round: lab.wording.word(value))
-    "08_extrapolation_lab 916684f9a58a4a2aa5f864670399430d": "a Relation value printed raw",
-    "08_extrapolation_lab nb12-table": "a comparison's status printed raw",
-    "08_extrapolation_lab scale2": "a Holds / PairChange value printed raw",
-    "10_learned_and_contextual_positions e0a8cdfe": "a growth Category printed raw",
-    "10_learned_and_contextual_positions lab-claims-checked": "a growth Category printed raw",
-    "10_learned_and_contextual_positions scale2-10": "a Relation value printed raw",
 }
 
 
