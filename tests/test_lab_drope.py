@@ -82,3 +82,25 @@ def test_a_whole_extension_run_with_drope_holds_its_model_in_the_results(tiny):
     results = run_extension(cfg, ext, corpus)
     assert set(results["training"][DROPE]) == {str(seed) for seed in cfg.train.seeds}
     assert all(ppl > 0 for ppl in results["ppl"][DROPE].values())
+
+
+def test_recalibration_trains_on_pretrainings_mix_with_its_passkey_rows(tiny, monkeypatch):
+    # pretraining with --passkey adds passkey rows to every step; DroPE recalibrates on "the pretraining data", so
+    # it must add them too (the first version did not, and its model could not be asked for a key afterwards)
+    import poslib.lab.extend as extend
+
+    cfg, corpus, trained = tiny
+    calls = []
+    real = extend.passkey_batch
+
+    def counting(rows, length, digits, rng):
+        calls.append((rows, length))
+        return real(rows, length, digits, rng)
+
+    monkeypatch.setattr(extend, "passkey_batch", counting)
+    with_keys = cfg.replace(passkey=True, passkey_rows=4, key_digits=2)
+    drope_model(trained, with_keys, ExtendConfig(drope_steps=3, finetune_warmup=1), corpus, 0)
+    assert calls == [(4, cfg.train_len)] * 3, calls
+    calls.clear()
+    drope_model(trained, cfg, ExtendConfig(drope_steps=3, finetune_warmup=1), corpus, 0)
+    assert calls == []

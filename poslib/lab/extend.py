@@ -51,7 +51,7 @@ import pathlib
 import resource
 import statistics
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -205,7 +205,6 @@ def finetune_model(
         raise ValueError(f"only the lab's 'rope' model is fine-tuned here, got {model.name!r}")
     L, s = cfg.train_len, ext.finetune_multiple
     long_len = s * L
-    device = next(model.parameters()).device
     tuned = copy.deepcopy(model)
     rope_type = FINETUNE_METHODS[method]
     tuned.rope_scaling = (
@@ -213,20 +212,6 @@ def finetune_model(
         if rope_type is None
         else {"rope_type": rope_type, "factor": float(s), "original_max_position_embeddings": L}
     )
-    tc = dataclasses.replace(
-        cfg.train,
-        steps=ext.finetune_steps,
-        lr=ext.finetune_lr,
-        warmup_steps=min(ext.finetune_warmup, ext.finetune_steps),
-        weight_decay=0.0,
-    )
-    opt, schedule = _optimizer(tuned, tc)
-    batches = batch_generator(corpus.train, max(1, cfg.train.batch_size // s), long_len, seed + FINETUNE_STREAM)
-    pk, digits = cfg.retrieval, cfg.retrieval.key_digits
-    pk_rng = np.random.default_rng((seed, PASSKEY_STREAM, FINETUNE_STREAM)) if pk.passkey else None
-    pk_rows = max(1, pk.passkey_rows // s)
-    losses: list[float] = []
-    step_ms: list[float] = []
     watch = heldout is not None and ext.heldout_every > 0
     curve: dict[str, list[Any]] = {"steps": [], "loss": []}
 
@@ -235,43 +220,97 @@ def finetune_model(
         curve["steps"].append(step)
         curve["loss"].append(heldout_loss(tuned, heldout, long_len, cfg.eval.eval_batch_tokens))
 
-    n_steps = tc.steps if stop_after is None else min(tc.steps, stop_after)
-    tuned.train()
-    start, cpu_start = time.perf_counter(), time.process_time()
-    if watch:
-        look(0)
-    for step in range(n_steps):
-        t0 = time.perf_counter()
-        x, y = (t.to(device) for t in next(batches))
-        if pk_rng is None:
-            loss = F.cross_entropy(tuned(x).flatten(0, 1), y.flatten())
-        else:
-            px, py = (t.to(device) for t in passkey_batch(pk_rows, long_len, digits, pk_rng))
-            logits = tuned(torch.cat([x, px]))
-            loss = F.cross_entropy(logits[: len(x)].flatten(0, 1), y.flatten()) + F.cross_entropy(
-                logits[len(x) :, -digits:].flatten(0, 1), py[:, -digits:].flatten()
-            )
-        opt.zero_grad(set_to_none=True)
-        loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
-        torch.nn.utils.clip_grad_norm_(tuned.parameters(), 1.0)
-        opt.step()
-        schedule.step()
-        losses.append(loss.item())
-        step_ms.append(1000 * (time.perf_counter() - t0))
-        if watch and ((step + 1) % ext.heldout_every == 0 or step + 1 == n_steps):
-            look(step + 1)
+    losses, step_ms, seconds, cpu_seconds = _continue_training(
+        tuned,
+        cfg,
+        ext,
+        corpus,
+        steps=ext.finetune_steps,
+        seq_len=long_len,
+        batch_size=max(1, cfg.train.batch_size // s),
+        passkey_rows=max(1, cfg.retrieval.passkey_rows // s),
+        stream=FINETUNE_STREAM,
+        seed=seed,
+        stop_after=stop_after,
+        look=look if watch else None,
+    )
     tuned.eval()
     extra = {"heldout": curve} if watch else {}
     return tuned, {
         **extra,
         "losses": losses,
         "step_ms_median": statistics.median(step_ms) if step_ms else None,
-        "train_seconds": time.perf_counter() - start,
-        "train_cpu_seconds": time.process_time() - cpu_start,
+        "train_seconds": seconds,
+        "train_cpu_seconds": cpu_seconds,
         "n_params": tuned.n_params(),
         "rope_scaling": tuned.rope_scaling,
         "finetune_len": long_len,
     }
+
+
+def _continue_training(
+    model: LabModel,
+    cfg: LabConfig,
+    ext: ExtendConfig,
+    corpus: Corpus,
+    *,
+    steps: int,
+    seq_len: int,
+    batch_size: int,
+    passkey_rows: int,
+    stream: int,
+    seed: int,
+    stop_after: int | None = None,
+    look: Callable[[int], None] | None = None,
+) -> tuple[list[float], list[float], float, float]:
+    """Train ``model`` further, in place, the way every fine-tune here does: fresh AdamW with the lab's schedule
+    (peak ``ext.finetune_lr``, ``ext.finetune_warmup`` steps, no weight decay), gradients clipped to 1, batches of
+    ``batch_size`` rows of ``seq_len`` bytes from data stream ``seed + stream``, plus ``passkey_rows`` passkey rows
+    (their answer digits scored) when the run trains with passkeys. ``stop_after`` runs the first steps of the same
+    schedule; ``look(step)`` is called before the first step and every ``ext.heldout_every`` steps and after the
+    last. Returns the loss of every step, each step's milliseconds, and the wall and CPU seconds.
+    """
+    tc = dataclasses.replace(
+        cfg.train,
+        steps=steps,
+        lr=ext.finetune_lr,
+        warmup_steps=min(ext.finetune_warmup, steps),
+        weight_decay=0.0,
+    )
+    device = next(model.parameters()).device
+    opt, schedule = _optimizer(model, tc)
+    batches = batch_generator(corpus.train, batch_size, seq_len, seed + stream)
+    pk, digits = cfg.retrieval, cfg.retrieval.key_digits
+    pk_rng = np.random.default_rng((seed, PASSKEY_STREAM, stream)) if pk.passkey else None
+    n_steps = tc.steps if stop_after is None else min(tc.steps, stop_after)
+    losses: list[float] = []
+    step_ms: list[float] = []
+    model.train()
+    start, cpu_start = time.perf_counter(), time.process_time()
+    if look is not None:
+        look(0)
+    for step in range(n_steps):
+        t0 = time.perf_counter()
+        x, y = (t.to(device) for t in next(batches))
+        if pk_rng is None:
+            loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
+        else:
+            px, py = (t.to(device) for t in passkey_batch(passkey_rows, seq_len, digits, pk_rng))
+            logits = model(torch.cat([x, px]))
+            loss = F.cross_entropy(logits[: len(x)].flatten(0, 1), y.flatten()) + F.cross_entropy(
+                logits[len(x) :, -digits:].flatten(0, 1), py[:, -digits:].flatten()
+            )
+        opt.zero_grad(set_to_none=True)
+        loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        schedule.step()
+        losses.append(loss.item())
+        step_ms.append(1000 * (time.perf_counter() - t0))
+        if look is not None and ((step + 1) % ext.heldout_every == 0 or step + 1 == n_steps):
+            look(step + 1)
+    model.eval()
+    return losses, step_ms, time.perf_counter() - start, time.process_time() - cpu_start
 
 
 def drope_model(
@@ -285,11 +324,12 @@ def drope_model(
 ) -> tuple[LabModel, dict[str, Any]]:
     """The trained ``rope`` model with RoPE dropped (read as the lab's ``nope`` model) and recalibrated: DroPE.
 
-    ``ext.drope_steps`` steps at L_train with pretraining's batch (its own data stream, ``seed + DROPE_STREAM``)
-    and the fine-tuning recipe of this module (fresh AdamW, the lab's schedule with peak ``finetune_lr`` and
-    ``finetune_warmup`` steps, no weight decay, gradients clipped to 1); see the module docstring for the
-    reference recipe. ``model`` itself is not changed. The record holds the loss of every step, the median step
-    time (ms), the seconds (wall and CPU) and the recalibration length. ``stop_after`` runs only the first steps.
+    ``ext.drope_steps`` steps at L_train on pretraining's mix (its batch of text, and its passkey rows when the run
+    trains with them; its own data stream, ``seed + DROPE_STREAM``) and the fine-tuning recipe of this module (fresh
+    AdamW, the lab's schedule with peak ``finetune_lr`` and ``finetune_warmup`` steps, no weight decay, gradients
+    clipped to 1: :func:`_continue_training`); see the module docstring for the reference recipe. ``model`` itself
+    is not changed. The record holds the loss of every step, the median step time (ms), the seconds (wall and CPU)
+    and the recalibration length. ``stop_after`` runs only the first steps.
     """
     if model.name != "rope":
         raise ValueError(f"DroPE drops RoPE from the lab's 'rope' model, got {model.name!r}")
@@ -298,37 +338,24 @@ def drope_model(
     device = next(model.parameters()).device
     dropped = LabModel("nope", cfg.model).to(device)
     dropped.load_state_dict(model.state_dict())  # RoPE has no parameters: the same weights, no positions
-    tc = dataclasses.replace(
-        cfg.train,
+    losses, step_ms, seconds, cpu_seconds = _continue_training(
+        dropped,
+        cfg,
+        ext,
+        corpus,
         steps=ext.drope_steps,
-        lr=ext.finetune_lr,
-        warmup_steps=min(ext.finetune_warmup, ext.drope_steps),
-        weight_decay=0.0,
+        seq_len=cfg.train_len,
+        batch_size=cfg.train.batch_size,
+        passkey_rows=cfg.retrieval.passkey_rows,
+        stream=DROPE_STREAM,
+        seed=seed,
+        stop_after=stop_after,
     )
-    opt, schedule = _optimizer(dropped, tc)
-    batches = batch_generator(corpus.train, cfg.train.batch_size, cfg.train_len, seed + DROPE_STREAM)
-    n_steps = tc.steps if stop_after is None else min(tc.steps, stop_after)
-    losses: list[float] = []
-    step_ms: list[float] = []
-    dropped.train()
-    start, cpu_start = time.perf_counter(), time.process_time()
-    for _ in range(n_steps):
-        t0 = time.perf_counter()
-        x, y = (t.to(device) for t in next(batches))
-        loss = F.cross_entropy(dropped(x).flatten(0, 1), y.flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()  # type: ignore[no-untyped-call]  # torch leaves backward() unannotated
-        torch.nn.utils.clip_grad_norm_(dropped.parameters(), 1.0)
-        opt.step()
-        schedule.step()
-        losses.append(loss.item())
-        step_ms.append(1000 * (time.perf_counter() - t0))
-    dropped.eval()
     return dropped, {
         "losses": losses,
         "step_ms_median": statistics.median(step_ms) if step_ms else None,
-        "train_seconds": time.perf_counter() - start,
-        "train_cpu_seconds": time.process_time() - cpu_start,
+        "train_seconds": seconds,
+        "train_cpu_seconds": cpu_seconds,
         "n_params": dropped.n_params(),
         "recalibration_len": cfg.train_len,
     }

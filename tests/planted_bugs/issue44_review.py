@@ -119,3 +119,24 @@ def _videorope_centre_n_half() -> None:
     space = dict(vars(mm_rope))
     exec(compile(wrong, mm_rope.__file__, "exec"), space)  # the library's own function with the one slip
     swap(original, space["video_position_ids"])
+
+
+@bug(
+    "drope_recalibrates_without_passkey_rows",
+    "DroPE recalibrates on text alone in a run pretrained with passkey rows (its first version): not pretraining's mix",
+    tests=("tests/test_lab_drope.py::test_recalibration_trains_on_pretrainings_mix_with_its_passkey_rows",),
+    notebooks=(),
+    unit_only="no notebook trains DroPE: notebook 13 reads its committed results file",
+    thread="issue 44 item 3, found while reading results/lab_drope.json (passkey 0 % even at L_train)",
+)
+def _drope_recalibrates_without_passkey_rows() -> None:
+    import poslib.lab.extend as extend
+
+    original = extend._continue_training
+
+    def text_only(model: Any, cfg: Any, ext: Any, corpus: Any, **kw: Any) -> Any:
+        if kw["stream"] == extend.DROPE_STREAM:
+            cfg = cfg.replace(passkey=False)
+        return original(model, cfg, ext, corpus, **kw)
+
+    swap(extend._continue_training, text_only)
