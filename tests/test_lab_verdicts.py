@@ -169,7 +169,7 @@ def test_the_same_verdicts_read_in_chinese_with_every_number_kept(chinese: None)
         zh["evidence"] == "在 3 个种子中有 2 个更低，配对比值 ×0.999（×0.986 至 ×1.027）；用 3 个种子区分不开（"
         "t = 0.0，p = 0.97；95 % 区间 ×0.942 至 ×1.061）"
     )
-    assert zh["seeds"] == "种子 0, 1, 2 分别为 9.00, 12.00, 10.00"
+    assert zh["seeds"] == "种子 0、1、2 分别为 9.00、12.00、10.00"
     # a status word is translated too, never pasted in English; the enum itself stays what code compares
     assert "成立" in zh["alibi"] and "holds" not in zh["alibi"]
     assert verdicts.claims(RUN, 8)["alibi"].status is Status.HOLDS

@@ -169,11 +169,11 @@ def category_text(category: Category) -> str:
 
 
 def _seed_list(seeds: Sequence[str]) -> str:
-    return ", ".join(seeds)  # seed ids are numbers: the same list in every language
+    return _join(seeds)  # "0, 1, 2"; Chinese lists take the enumeration comma: "0、1、2"
 
 
 def _values(values: Sequence[float]) -> str:
-    return ", ".join(f"{v:.2f}" for v in values)
+    return _join(f"{v:.2f}" for v in values)
 
 
 def values_text(record: SeedValues) -> str:
