@@ -220,7 +220,7 @@ def finetune_model(
         curve["steps"].append(step)
         curve["loss"].append(heldout_loss(tuned, heldout, long_len, cfg.eval.eval_batch_tokens))
 
-    losses, step_ms, seconds, cpu_seconds = _continue_training(
+    record = _continue_training(
         tuned,
         cfg,
         ext,
@@ -234,14 +234,10 @@ def finetune_model(
         stop_after=stop_after,
         look=look if watch else None,
     )
-    tuned.eval()
     extra = {"heldout": curve} if watch else {}
     return tuned, {
         **extra,
-        "losses": losses,
-        "step_ms_median": statistics.median(step_ms) if step_ms else None,
-        "train_seconds": seconds,
-        "train_cpu_seconds": cpu_seconds,
+        **record,
         "n_params": tuned.n_params(),
         "rope_scaling": tuned.rope_scaling,
         "finetune_len": long_len,
@@ -262,13 +258,14 @@ def _continue_training(
     seed: int,
     stop_after: int | None = None,
     look: Callable[[int], None] | None = None,
-) -> tuple[list[float], list[float], float, float]:
+) -> dict[str, Any]:
     """Train ``model`` further, in place, the way every fine-tune here does: fresh AdamW with the lab's schedule
     (peak ``ext.finetune_lr``, ``ext.finetune_warmup`` steps, no weight decay), gradients clipped to 1, batches of
     ``batch_size`` rows of ``seq_len`` bytes from data stream ``seed + stream``, plus ``passkey_rows`` passkey rows
     (their answer digits scored) when the run trains with passkeys. ``stop_after`` runs the first steps of the same
     schedule; ``look(step)`` is called before the first step and every ``ext.heldout_every`` steps and after the
-    last. Returns the loss of every step, each step's milliseconds, and the wall and CPU seconds.
+    last. Returns the record's training part: the loss of every step, the median step time (ms), and the wall and
+    CPU seconds.
     """
     tc = dataclasses.replace(
         cfg.train,
@@ -310,7 +307,12 @@ def _continue_training(
         if look is not None and ((step + 1) % ext.heldout_every == 0 or step + 1 == n_steps):
             look(step + 1)
     model.eval()
-    return losses, step_ms, time.perf_counter() - start, time.process_time() - cpu_start
+    return {
+        "losses": losses,
+        "step_ms_median": statistics.median(step_ms) if step_ms else None,
+        "train_seconds": time.perf_counter() - start,
+        "train_cpu_seconds": time.process_time() - cpu_start,
+    }
 
 
 def drope_model(
@@ -338,7 +340,7 @@ def drope_model(
     device = next(model.parameters()).device
     dropped = LabModel("nope", cfg.model).to(device)
     dropped.load_state_dict(model.state_dict())  # RoPE has no parameters: the same weights, no positions
-    losses, step_ms, seconds, cpu_seconds = _continue_training(
+    record = _continue_training(
         dropped,
         cfg,
         ext,
@@ -352,10 +354,7 @@ def drope_model(
         stop_after=stop_after,
     )
     return dropped, {
-        "losses": losses,
-        "step_ms_median": statistics.median(step_ms) if step_ms else None,
-        "train_seconds": seconds,
-        "train_cpu_seconds": cpu_seconds,
+        **record,
         "n_params": dropped.n_params(),
         "recalibration_len": cfg.train_len,
     }
