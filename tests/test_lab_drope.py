@@ -10,23 +10,12 @@ import math
 
 import pytest
 import torch
+from test_lab_extend import TINY  # the extension tests' tiny model: DroPE is one more reading of it
 
 from poslib.lab import LabConfig, train_model
 from poslib.lab.data import load_stdlib_corpus
 from poslib.lab.extend import DROPE, ExtendConfig, _checkpoint_key, drope_model, run_extension
 from poslib.lab.model import LabModel
-
-TINY = dict(
-    train_len=16,
-    steps=8,
-    eval_lens=(16, 32, 64),
-    d_model=32,
-    n_heads=4,
-    n_layers=1,
-    batch_size=8,
-    warmup_steps=2,
-    n_eval_spans=2,
-)
 
 
 @pytest.fixture(scope="module")
