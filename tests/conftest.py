@@ -13,6 +13,7 @@ conftest sees every collected item, the notebooks' cells included (testpaths: te
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import matplotlib
 import pytest
@@ -81,3 +82,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for i, item in enumerate(items):
         first.setdefault(_file_of(item), i)
     items.sort(key=lambda item: (-_seconds(_file_of(item)), first[_file_of(item)]))  # stable: a file stays in order
+
+
+@pytest.fixture
+def zh() -> Iterator[None]:
+    """poslib writes Chinese for the test (poslib.set_language("zh")), then goes back to the default."""
+    from poslib import language
+
+    language.set_language("zh")
+    yield
+    language.set_language(None)
+
+
+@pytest.fixture
+def en() -> Iterator[None]:
+    """poslib writes English for the test, whatever POSLIB_LANG says, then goes back to the default."""
+    from poslib import language
+
+    language.set_language("en")
+    yield
+    language.set_language(None)

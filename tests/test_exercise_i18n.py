@@ -12,7 +12,6 @@ import json
 import pathlib
 import re
 import sys
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -58,20 +57,6 @@ def english_left(message: str) -> list[str]:
         if len(words) >= 3 or any(w.lower() in FUNCTION_WORDS for w in words):
             left.append(run)
     return left
-
-
-@pytest.fixture
-def zh() -> Iterator[None]:
-    language.set_language("zh")
-    yield
-    language.set_language(None)
-
-
-@pytest.fixture
-def en() -> Iterator[None]:
-    language.set_language("en")
-    yield
-    language.set_language(None)
 
 
 def run_answer(nb: str, ex: exercises.Exercise, code: str) -> object:

@@ -16,7 +16,6 @@ import importlib.util
 import json
 import re
 import sys
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -49,20 +48,6 @@ english_words = book.english_words
 def catalogue() -> dict[str, str]:
     with PO.open("rb") as f:
         return {m.id: m.string for m in read_po(f) if m.id}
-
-
-@pytest.fixture
-def zh() -> Iterator[None]:
-    language.set_language("zh")
-    yield
-    language.set_language(None)
-
-
-@pytest.fixture
-def en() -> Iterator[None]:
-    language.set_language("en")
-    yield
-    language.set_language(None)
 
 
 # ----------------------------------------------------------------------------- the catalogue

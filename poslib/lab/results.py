@@ -173,6 +173,17 @@ def same_environment(results: Mapping[str, Any], corpus: Corpus | None = None) -
 _PER_SCHEME = ("ppl", "ppl_std", "runs", "attention", "passkey", "passkey_std", "passkey_by_depth")
 
 
+def _same_run_environment(old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    """Raise unless two runs to be merged used the same Python, torch, numpy and poslib and the same corpus."""
+    for key in ("python", "torch", "numpy", "poslib"):
+        if old["versions"].get(key) != new["versions"].get(key):
+            raise ValueError(
+                f"{key} differs: {old['versions'].get(key)} (old) against {new['versions'].get(key)} (new)"
+            )
+    if old["corpus"] != new["corpus"]:
+        raise ValueError("the corpus differs between the old and the new results")
+
+
 def merge_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
     """``old`` with every scheme of ``new`` replaced by ``new``'s numbers: how part of a run is redone.
 
@@ -197,13 +208,7 @@ def merge_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
     missing = [s for s in old_cfg.schemes if split_scheme(s)[0] in bases and s not in new_cfg.schemes]
     if missing:
         raise ValueError(f"rerun every scheme that shares a rerun model; missing: {missing}")
-    for key in ("python", "torch", "numpy", "poslib"):
-        if old["versions"].get(key) != new["versions"].get(key):
-            raise ValueError(
-                f"{key} differs: {old['versions'].get(key)} (old) against {new['versions'].get(key)} (new)"
-            )
-    if old["corpus"] != new["corpus"]:
-        raise ValueError("the corpus differs between the old and the new results")
+    _same_run_environment(old, new)
     merged = {k: copy.deepcopy(v) for k, v in old.items() if k != "models"}
     for key in _PER_SCHEME:
         if merged.get(key) is None:
@@ -255,13 +260,7 @@ def merge_seeds(old: Mapping[str, Any], new: Mapping[str, Any]) -> LabResults:
         raise ValueError("one of the two is an extension run and the other is not")
     if "extension" in old and old["extension"].get("settings") != new["extension"].get("settings"):
         raise ValueError("the extension settings differ between the old and the new results")
-    for key in ("python", "torch", "numpy", "poslib"):
-        if old["versions"].get(key) != new["versions"].get(key):
-            raise ValueError(
-                f"{key} differs: {old['versions'].get(key)} (old) against {new['versions'].get(key)} (new)"
-            )
-    if old["corpus"] != new["corpus"]:
-        raise ValueError("the corpus differs between the old and the new results")
+    _same_run_environment(old, new)
     merged = {k: copy.deepcopy(v) for k, v in old.items() if k != "models"}
     for section in ("runs", "training", "attention"):
         if merged.get(section) is None:
