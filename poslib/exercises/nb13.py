@@ -62,7 +62,7 @@ def check_proportional_freq(answer: Any) -> Feedback:
 
 
 def check_value_turn(answer: Any) -> Feedback:
-    """The angle by which value j = 3's rotated pair reaches query i = 7's output: (j − i)·θ = −2 rad."""
+    """The angle by which value n = 3's rotated pair reaches query m = 7's output: (n − m)·θ = −2 rad."""
     want = (VALUE - QUERY) * THETA
     if _numbers(answer) and np.ndim(answer) == 0:
         turns = round((float(answer) - want) / (2 * np.pi))
@@ -70,7 +70,7 @@ def check_value_turn(answer: Any) -> Feedback:
             # an angle a whole number of turns away rotates the pair the same way: right, and said so
             return Feedback(
                 True,
-                _("right: {answer} rad is (j − i)·θ = {want} rad plus {turns} × 2π, the same rotation.").format(
+                _("right: {answer} rad is (n − m)·θ = {want} rad plus {turns} × 2π, the same rotation.").format(
                     answer=f"{float(answer):.4g}".replace("-", "\u2212"),
                     want=f"{want:.1f}".replace("-", "\u2212"),
                     turns=f"{turns}".replace("-", "\u2212"),
@@ -81,9 +81,9 @@ def check_value_turn(answer: Any) -> Feedback:
         want,
         what=_("one angle in radians"),
         diagnoses=[
-            (_("sign: the output turns back by −i, so the value's R_j becomes R_(j−i): (j − i)·θ"), -want),
-            (_("that is R_j alone: the turn back by the query's position (−i) is missing"), VALUE * THETA),
-            (_("the turn back went the wrong way (+i): R_(i+j); it turns by −i"), (VALUE + QUERY) * THETA),
+            (_("sign: the output turns back by −m, so the value's R_n becomes R_(n−m): (n − m)·θ"), -want),
+            (_("that is R_n alone: the turn back by the query's position (−m) is missing"), VALUE * THETA),
+            (_("the turn back went the wrong way (+m): R_(m+n); it turns by −m"), (VALUE + QUERY) * THETA),
         ],
     )
 
@@ -160,25 +160,26 @@ EXERCISES = (
         key="value-turn",
         title="A rotated value, turned back",
         prompt=(
-            "In DeepSeek-V4's attention the value of token $j = 3$ is rotated by $R_j$ with the keys, and the "
-            "output of query $i = 7$ is turned back by $R_i^\\top$. One pair has frequency $\\theta = 0.5$: by "
-            "what angle, in radians, is that pair of value 3 turned when it reaches query 7's output?"
+            "In DeepSeek-V4's attention the value of token $n = 3$ is rotated by $R_{\\Theta,n}$ with the keys, "
+            "and the output of query $m = 7$ is turned back by $R_{\\Theta,m}^\\top$. One pair has "
+            "frequency $\\theta = 0.5$: by what angle, in radians, is that pair of value 3 turned when it reaches "
+            "query 7's output?"
         ),
-        hint="$R_i^\\top R_j = R_{j-i}$: the angle is $(j - i)\\,\\theta$.",
-        setup="i, j, theta = 7, 3, 0.5",
+        hint="$R_{\\Theta,m}^\\top R_{\\Theta,n} = R_{\\Theta,n-m}$: the angle is $(n - m)\\,\\theta$.",
+        setup="m, n, theta = 7, 3, 0.5",
         stub="answer = None  # one angle in radians",
-        solution="answer = (j - i) * theta  # ≈ -2.0",
+        solution="answer = (n - m) * theta  # ≈ -2.0",
         check=check_value_turn,
         takeaway=(
             lambda: _(
-                "So the value 4 tokens back is turned by {angle} rad, whatever i and j are, as long as j − i = −4: "
+                "So the value 4 tokens back is turned by {angle} rad, whatever m and n are, as long as n − m = −4: "
                 "its contribution depends on distance only."
             ).format(angle=f"{(VALUE - QUERY) * THETA:.1f}".replace("-", "\u2212"))
         ),
         mistakes=(
-            Mistake("answer = (i - j) * theta", "sign"),
-            Mistake("answer = j * theta", "turn back"),
-            Mistake("answer = (i + j) * theta", "wrong way"),
+            Mistake("answer = (m - n) * theta", "sign"),
+            Mistake("answer = n * theta", "turn back"),
+            Mistake("answer = (m + n) * theta", "wrong way"),
         ),
     ),
     Exercise(

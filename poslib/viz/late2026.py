@@ -100,11 +100,12 @@ def path_deltanet_figure(gap: np.ndarray, error: np.ndarray, k_norm: np.ndarray)
 
 
 class MultimodalPairsPlot(LivePlot):
-    """Which frequency pair follows t, h or w under four multimodal schemes, and what Δt frames do to each pair.
+    """Which frequency pair follows t, h or w under four multimodal schemes, and what Δt temporal steps do to each pair.
 
     Left: one row per scheme, one cell per pair (fastest left), coloured by the axis it turns with (grey: HoPE's
-    zero frequency). Right: cos(Δt·θ_j) of each temporal pair of the same patch ``frames`` frames apart (1 means
-    the pair cannot tell the frames apart; a temporal pair at a fast frequency wraps around in a few frames).
+    zero frequency). Right: cos(Δt·θ_i) of each temporal pair of the same patch ``frames`` temporal position steps
+    apart (1 means the pair cannot tell the two apart; a temporal pair at a fast frequency wraps around in a few
+    steps; a step is not always one frame: VideoRoPE's is δ = 2 per frame).
     head_dim 128, θ = 10⁶ (Qwen2-VL's ``rope_theta``); ``mrope_section`` [16, 24, 24] (Qwen2-VL-7B), and Qwen3-VL's
     [24, 20, 20] for the interleaved row.
     """
@@ -137,7 +138,7 @@ class MultimodalPairsPlot(LivePlot):
             self.axes, cmap=ListedColormap(AXIS_COLORS), vmin=-0.5, vmax=3.5, aspect="auto", interpolation="nearest"
         )
         a_map.set_yticks(range(len(MM_ROPE_SCHEMES)), [SCHEME_LABELS[s] for s in MM_ROPE_SCHEMES])
-        a_map.set(xlabel="pair j (fastest frequency left)", ylabel="scheme", title="Which axis turns each pair")
+        a_map.set(xlabel="pair i (fastest frequency left)", ylabel="scheme", title="Which axis turns each pair")
         handles = [Patch(color=c, label=n) for c, n in zip(AXIS_COLORS, ["t", "h", "w", "θ = 0"], strict=True)]
         a_map.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, borderaxespad=0.0)
         n = self.axes.shape[1]
@@ -145,7 +146,7 @@ class MultimodalPairsPlot(LivePlot):
         for k, scheme in enumerate(MM_ROPE_SCHEMES):
             (line,) = a_cos.plot([], [], lw=1.2, label=SCHEME_LABELS[scheme], **series(k))
             self.lines.append(line)
-        a_cos.set(xlim=(-1, n), ylim=(-1.1, 1.1), xlabel="pair j", ylabel=r"$\cos(\Delta t\,\theta_j)$, temporal pairs")
+        a_cos.set(xlim=(-1, n), ylim=(-1.1, 1.1), xlabel="pair i", ylabel=r"$\cos(\Delta t\,\theta_i)$, temporal pairs")
         self.a_cos = a_cos
         legend_outside(a_cos, where="below", ncol=2)
         return fig
@@ -155,10 +156,10 @@ class MultimodalPairsPlot(LivePlot):
         for line, axes, freq in zip(self.lines, self.axes, self.freq, strict=True):
             j = np.flatnonzero((axes == 0) | (axes == 3))
             line.set_data(j, np.cos(frames * freq[j]))
-        self.a_cos.set_title(f"The same patch {frames} frame{'s' if frames != 1 else ''} apart")
+        self.a_cos.set_title(f"The same patch {frames} temporal step{'s' if frames != 1 else ''} apart")
 
     def temporal_cos(self, frames: int) -> dict[str, np.ndarray]:
-        """cos(Δt·θ_j) of each scheme's temporal pairs at Δt = ``frames`` (what the right panel draws)."""
+        """cos(Δt·θ_i) of each scheme's temporal pairs at Δt = ``frames`` (what the right panel draws)."""
         out = {}
         for scheme, axes, freq in zip(MM_ROPE_SCHEMES, self.axes, self.freq, strict=True):
             j = np.flatnonzero((axes == 0) | (axes == 3))
