@@ -166,7 +166,7 @@ def test_the_same_verdicts_read_in_chinese_with_every_number_kept(chinese: None)
         assert CJK.search(line) and line != english[key], line
         assert sorted(NUMBER.findall(line)) == sorted(NUMBER.findall(english[key])), (line, english[key])
     assert (
-        zh["evidence"] == "在 3 个种子中有 2 个更低，配对比值 ×0.999（×0.986 至 ×1.027）；用 3 个种子区分不开（"
+        zh["evidence"] == "3 个种子中有 2 个更低，配对比值 ×0.999（×0.986 至 ×1.027）；用 3 个种子区分不开（"
         "t = 0.0，p = 0.97；95 % 区间 ×0.942 至 ×1.061）"
     )
     assert zh["seeds"] == "种子 0、1、2 分别为 9.00、12.00、10.00"
@@ -224,3 +224,18 @@ def test_every_bare_verdict_value_has_a_word_in_each_language(chinese: None) -> 
     assert zh[Relation.BEATS] != zh[Relation.BEATEN] and zh[Holds.HOLDS] != zh[Holds.FAILS]
     with pytest.raises(ValueError, match="verdict enum member"):
         wording.word(Place.BEST)  # type: ignore[arg-type]
+
+
+def test_the_seed_count_reads_every_none_or_some_in_chinese_and_the_same_in_english(chinese: None) -> None:
+    from dataclasses import replace as swap
+
+    c = seedstats.PairedComparison("a", "b", "ppl", 8, (-0.1,) * 3, 3, 0, ("0", "1", "2"), (1.0,) * 3, (1.1,) * 3, 512)
+    assert wording.seed_count_text(c) == "3 个种子中 3 个都更低"
+    assert wording.seed_count_text(swap(c, better=0, worse=3)) == "3 个种子中 0 个更低"
+    assert wording.seed_count_text(swap(c, better=2, worse=1)) == "3 个种子中有 2 个更低"
+    set_language("en")
+    assert [wording.seed_count_text(swap(c, better=k, worse=3 - k)) for k in (3, 0, 2)] == [
+        "lower on 3 of 3 seeds",
+        "lower on 0 of 3 seeds",
+        "lower on 2 of 3 seeds",
+    ]

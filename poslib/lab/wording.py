@@ -247,9 +247,23 @@ def accuracy_text(results: Mapping[str, Any], accuracy: float) -> str:
 def seed_count_text(c: PairedComparison) -> str:
     """ "lower on 3 of 3 seeds" (perplexity) or "higher on 2 of 3 seeds" (passkey), from ``a``'s side."""
     fields = dict(better=c.better, n=c.n)
+    # every seed, none, or some: three templates that read the same in English ("lower on 3 of 3 seeds") and
+    # differently in Chinese (在全部 3 个种子上都更低, 在 3 个种子上都没有更低, 在 3 个种子中有 2 个更低)
     if c.metric == "ppl":
-        return (_("lower on {better} of {n} seeds") if c.n > 1 else _("lower on {better} of {n} seed")).format(**fields)
-    return (_("higher on {better} of {n} seeds") if c.n > 1 else _("higher on {better} of {n} seed")).format(**fields)
+        if c.n == 1:
+            return _("lower on {better} of {n} seed").format(**fields)
+        if c.better == c.n:
+            return _("lower on {n} of {n} seeds").format(**fields)
+        if c.better == 0:
+            return _("lower on 0 of {n} seeds").format(**fields)
+        return _("lower on {better} of {n} seeds").format(**fields)
+    if c.n == 1:
+        return _("higher on {better} of {n} seed").format(**fields)
+    if c.better == c.n:
+        return _("higher on {n} of {n} seeds").format(**fields)
+    if c.better == 0:
+        return _("higher on 0 of {n} seeds").format(**fields)
+    return _("higher on {better} of {n} seeds").format(**fields)
 
 
 def paired_text(c: PairedComparison) -> str:
