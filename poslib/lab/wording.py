@@ -616,7 +616,8 @@ def comparison_table(results: Mapping[str, Any], multiple: int = 8) -> list[dict
         row = {k: translate("lab", str(v)) for k, v in o.published.items() if k != "schemes"}
         row["lab_ppl"] = _ordering_text(o)
         if o.passkey is not None:
-            row["lab_passkey"] = _join(
+            # semicolons between schemes: a split scheme's per-seed values are a comma list of their own
+            row["lab_passkey"] = _semicolons(
                 _("{scheme} {values} (seeds disagree)").format(scheme=p.scheme, values=values_text(p.split))
                 if p.split is not None
                 else f"{p.scheme} {p.accuracy:.0%}"
@@ -926,7 +927,7 @@ def _practitioner_measured(c: PractitionerClaim) -> str:
             _("{scheme} {evidence}, passkey per seed {values}").format(
                 scheme=s,
                 evidence=x.text(),
-                values=", ".join(f"{v:.0%}" for v in m["passkey"][s]),
+                values=_join(f"{v:.0%}" for v in m["passkey"][s]),
             )
             for s, x in m["costs"].items()
         )
@@ -937,10 +938,10 @@ def _practitioner_measured(c: PractitionerClaim) -> str:
     if c.key == "rerope_logn_beats_ntk":
         return _semicolons(_("{k}×: {evidence}").format(k=k, evidence=x.text()) for k, x in m["by_multiple"].items())
     return _("chosen per seed {chosen}; held-out perplexity at 16× with factors {low} and {high}: {pairs}").format(
-        chosen=", ".join(m["chosen"]),
+        chosen=_join(m["chosen"]),
         low=m["next_largest"],
         high=m["largest"],
-        pairs=_semicolons(f"{a:.2f}, {b:.2f}" for a, b in m["heldout"]),
+        pairs=_semicolons(_join((f"{a:.2f}", f"{b:.2f}")) for a, b in m["heldout"]),
     )
 
 
