@@ -66,7 +66,7 @@ COVERS = {
         "after the sources",
         "Gemma 4's proportional partial rotary against the rotated-dims convention, DeepSeek-V4's rotated values, "
         "rotations from commuting generators, PaTH as softmax over delta-rule-corrected queries and keys, how "
-        "M-RoPE, VideoRoPE and HoPE share a head's frequencies; DroPE pending",
+        "M-RoPE, VideoRoPE and HoPE share a head's frequencies; the lab's DroPE over three recalibration budgets",
     ),
 }
 

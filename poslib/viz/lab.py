@@ -59,6 +59,8 @@ SCHEME_STYLE: dict[str, dict[str, Any]] = {
     "stickbreaking": dict(color="#e7298a", ls="--", marker="s"),
     "rope_nope_hybrid": dict(color="#1f77b4", ls=":", marker="x", mfc="white"),
     "rope+dca": dict(color="#1b9e77", ls="-.", marker="*"),
+    # notebook 13: RoPE dropped after training reads as a NoPE model: NoPE's grey, dashed, open markers
+    "rope+drope": dict(color="0.45", ls="--", marker="o", mfc="white"),
 }
 
 
