@@ -108,6 +108,12 @@ def test_readings_are_the_files_numbers():
     ends = [DATADEP["training"]["fox"][seed]["passkey_loss_curve"][-1] for seed in SEEDS]
     assert r["answer_loss"]["fox"] == ends
     for k in (1, 4, 16):
+        # the evidence's seed counts are the seeds' own signs, not the mean's (notebook 12 prints "lower on k of n")
+        hybrid, rope = values["rope_nope_hybrid"][k], values["rope"][k]
+        assert (r["hybrid"][k].better, r["hybrid"][k].worse) == (
+            sum(h < o for h, o in zip(hybrid, rope, strict=True)),
+            sum(h > o for h, o in zip(hybrid, rope, strict=True)),
+        ), k
         got = r["hybrid"][k].verdict
         want = _verdict(values["rope_nope_hybrid"][k], values["rope"][k], holm["rope_nope_hybrid", "rope", k])
         assert (got if got.decided else "neither") == want

@@ -38,7 +38,7 @@ def _lab_combine_mixes_models() -> None:
 
 @bug(
     "lab_datadep_paired_by_mean",
-    "the paired comparison decides by the mean paired difference alone, whatever each seed says",
+    "the paired comparison counts every seed on the side of the mean paired difference, whatever each seed says",
     tests=("tests/test_lab_datadep.py::test_readings_are_the_files_numbers",),
     notebooks=("notebooks/12_position_from_the_data.ipynb",),
     thread="issue 38 (the paired rule: worse on no seed)",
