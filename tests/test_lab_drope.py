@@ -75,21 +75,25 @@ def test_a_whole_extension_run_with_drope_holds_its_model_in_the_results(tiny):
 
 def test_recalibration_trains_on_pretrainings_mix_with_its_passkey_rows(tiny, monkeypatch):
     # pretraining with --passkey adds passkey rows to every step; DroPE recalibrates on "the pretraining data", so
-    # it must add them too (the first version did not, and its model could not be asked for a key afterwards)
-    import poslib.lab.extend as extend
-
+    # it must add them too (the first version did not, and its model could not be asked for a key afterwards): the
+    # model must see the rows (8 text + 4 passkey per step) and the loss must score their answer digits
     cfg, corpus, trained = tiny
-    calls = []
-    real = extend.passkey_batch
-
-    def counting(rows, length, digits, rng):
-        calls.append((rows, length))
-        return real(rows, length, digits, rng)
-
-    monkeypatch.setattr(extend, "passkey_batch", counting)
     with_keys = cfg.replace(passkey=True, passkey_rows=4, key_digits=2)
-    drope_model(trained, with_keys, ExtendConfig(drope_steps=3, finetune_warmup=1), corpus, 0)
-    assert calls == [(4, cfg.train_len)] * 3, calls
-    calls.clear()
-    drope_model(trained, cfg, ExtendConfig(drope_steps=3, finetune_warmup=1), corpus, 0)
-    assert calls == []
+    rows: list[int] = []
+    forward = LabModel.forward
+
+    def counting(self, x, *args, **kwargs):
+        if self.training:
+            rows.append(x.shape[0])
+        return forward(self, x, *args, **kwargs)
+
+    monkeypatch.setattr(LabModel, "forward", counting)
+    ext = ExtendConfig(drope_steps=3, finetune_warmup=1)
+    _, keyed = drope_model(trained, with_keys, ext, corpus, 0)
+    assert rows == [8 + 4] * 3, rows
+    rows.clear()
+    _, plain = drope_model(trained, cfg, ext, corpus, 0)
+    assert rows == [8] * 3, rows
+    # the same text rows in both runs' first step: the difference of the first losses is the answer digits' loss
+    # (a key the recalibrated model never saw costs about ln 256 per digit, far above 1)
+    assert keyed["losses"][0] - plain["losses"][0] > 1.0, (keyed["losses"][0], plain["losses"][0])

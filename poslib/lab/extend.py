@@ -27,15 +27,16 @@ passkey_rows / s passkey sequences of L' bytes when ``passkey`` is on.
 
 **DroPE** (``rope+drope``, off unless ``drope_steps`` > 0; Gelberg et al., Sakana AI, arXiv 2512.12167): RoPE is
 dropped from the trained model (the same weights read as the lab's ``nope`` model: RoPE has no parameters) and the
-model is recalibrated at L_train itself, then scored without positions at every length. The recipe read at
-SakanaAI/DroPE (commit 260a8bb9f4fda0673266ddfee7668915aade8b33: ``cfgs/run_cfg/smollm_360m_drope.yaml``,
-``cfgs/trainer_cfg/base.yaml``, ``custom_models/drope.py``): ``attention_type: nope`` (QK-norm variants exist and
-are left out here), the pretraining sequence length (``max_seq_length: 2048``), AdamW β = (0.9, 0.999), no weight
-decay, cosine schedule with 3 % warm-up, gradients clipped to 1; for SmolLM-360M 120 000 steps of 64 × 2048 tokens
-at peak learning rate 3e-4, about 15.7 B tokens. The paper's "about 1 % of the pretraining tokens" was not
-confirmed from its text here; ``drope_steps`` = ⌈0.01 · steps⌉ spends 1 % of the lab's pretraining bytes (same
-batch and window as pretraining, its own data stream). The lab's schedule (:func:`poslib.lab.lr_at`) stands in for
-the cosine with warm-up, at ``finetune_lr``.
+model is recalibrated at L_train itself, then scored without positions at every length. Read at SakanaAI/DroPE
+(commit 260a8bb9f4fda0673266ddfee7668915aade8b33): ``attention_type: nope`` after RoPE training, with a
+``qk_norm_nope`` variant for every model (``*_qk_norm.yaml``; left out here, and which variant the paper's headline
+numbers use is not confirmed); ``cfgs/run_cfg/llama2_7b_drope.yaml``: 5000 steps of 512 × 4096 tokens (about 10 B,
+some 0.5 % of Llama 2's 2 T pretraining tokens), peak learning rate 1e-4, 100 warm-up steps, cosine. The SmolLM-360M
+run's batch and schedule come from a Hydra composition not run here: not confirmed. The paper's "about 1 % of the
+pretraining tokens" was not confirmed from its text. Here ``drope_steps`` steps of pretraining's own batch, window
+and passkey rows (its own data stream) spend ``drope_steps / steps`` of the lab's pretraining bytes, with the
+fine-tuning recipe above (:func:`_continue_training`; its warm-up is ``min(finetune_warmup, drope_steps)`` steps, so
+a 20-step run is all warm-up).
 """
 
 from __future__ import annotations
