@@ -797,7 +797,7 @@ def committed() -> dict:
 def test_committed_run_uses_the_documented_configuration(committed):
     from poslib.lab import SCHEMES, LabConfig
 
-    # The file is the CLI's default run over eight seeds (3-7 added by merge_seeds); a change of defaults makes it stale.
+    # The file is the CLI's default run over eight seeds (3-7 added by merge_seeds); new defaults make it stale.
     assert LabConfig.from_dict(committed["config"]) == LabConfig().replace(seeds=tuple(range(8)))
     assert set(committed["ppl"]) == set(SCHEMES)
     assert set(committed["attention"]) == {"rope", "rope+ntk", "alibi"}
