@@ -244,14 +244,14 @@ def test_every_number_of_the_chinese_page_is_in_the_chinese_sections_it_links(ch
     # and the check reads the Chinese sections: a number they do not state is caught
     verdicts = "[08 · 对原教程论断的结论](../../notebooks/zh/08_extrapolation_lab.ipynb#cell-id="
     verdicts += "504fb2a444614c0babb325280ed9130a)"
-    assert number_problems("zh", "t", f"困惑度增长 ×2.39。{verdicts}", chinese_notebooks) == (1, [])
+    assert number_problems("zh", "t", f"困惑度增长 ×2.47。{verdicts}", chinese_notebooks) == (1, [])
     assert number_problems("zh", "t", f"困惑度增长 ×2.93。{verdicts}", chinese_notebooks)[1]
 
 
 def test_the_number_check_catches_a_number_the_section_does_not_state() -> None:
     verdicts = "[08 · Verdicts on the sources' claims](../notebooks/08_extrapolation_lab.ipynb#cell-id="
     verdicts += "504fb2a444614c0babb325280ed9130a)"
-    assert number_problems("en", "t", f"RoPE's growth ×2.39 at 8× the length. {verdicts}") == (2, [])
+    assert number_problems("en", "t", f"RoPE's growth ×2.47 at 8× the length. {verdicts}") == (2, [])
     assert number_problems("en", "t", f"RoPE's growth ×2.93 at 8× the length. {verdicts}")[1]
 
 

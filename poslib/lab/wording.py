@@ -93,6 +93,7 @@ __all__ = [
 ]
 
 _ = translator("lab")
+P_FLOOR = 1e-5  # p values below it are printed as "p < 1e-05"
 
 
 def _join(items: Iterable[str]) -> str:
@@ -316,7 +317,12 @@ def _test_text(c: PairedComparison) -> str:
     """ "t = −2.1, p = 0.17" or, within a family, "t = −5.2, p = 0.003 (Holm, 48 comparisons)"."""
     t, p = c.t, c.p_decides
     assert t is not None and p is not None
-    fields = dict(t=_number(t, 1), p=f"{p:.2g}", family=c.family)
+    # below 1e-5 a p value's digits are rounding noise of the t tail: it is printed as a bound ("p < 1e-05")
+    fields = dict(t=_number(t, 1), p=f"{max(p, P_FLOOR):.2g}", family=c.family)
+    if p < P_FLOOR:
+        if c.family > 1:
+            return _("t = {t}, p < {p} (Holm, {family} comparisons)").format(**fields)
+        return _("t = {t}, p < {p}").format(**fields)
     if c.family > 1:
         return _("t = {t}, p = {p} (Holm, {family} comparisons)").format(**fields)
     return _("t = {t}, p = {p}").format(**fields)
