@@ -70,6 +70,23 @@ def test_combine_runs_refuses_another_configuration():
         report.combine_runs(FULL, other)
 
 
+def test_combine_runs_pairs_another_head_layout_only_when_asked_and_says_so():
+    other = copy.deepcopy(DATADEP)
+    other["config"]["model"]["n_heads"] = FULL["config"]["model"]["n_heads"] * 2  # same data, another head split
+    with pytest.raises(ValueError, match="n_heads"):
+        report.combine_runs(FULL, other)
+    both = report.combine_runs(FULL, other, layout=("n_heads",))
+    added = [s for s in other["config"]["schemes"] if s not in FULL["config"]["schemes"]]
+    assert both["layouts"] == {s: {"n_heads": other["config"]["model"]["n_heads"]} for s in added}
+    assert "layouts" not in report.combine_runs(FULL, DATADEP, layout=("n_heads",))  # nothing differed
+    for bad in (("d_model",), "n_heads"):  # only the head split may differ, named as a sequence
+        with pytest.raises(ValueError, match="layout must name fields among"):
+            report.combine_runs(FULL, other, layout=bad)
+    other["config"]["model"]["d_model"] = 2 * FULL["config"]["model"]["d_model"]
+    with pytest.raises(ValueError, match="d_model"):
+        report.combine_runs(FULL, other, layout=("n_heads",))
+
+
 def test_readings_are_the_files_numbers():
     r = report.datadep_readings(FULL, DATADEP)
     for scheme in ("fox", "fox+rope", "stickbreaking"):

@@ -532,16 +532,26 @@ def plateau(
 _PER_SCHEME_SECTIONS = ("ppl", "ppl_std", "runs", "passkey", "passkey_std", "passkey_by_depth")
 
 
-def combine_runs(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+# model fields that may differ between two runs paired by seed: they change the model's shape, never its data
+LAYOUT_FIELDS = ("n_heads",)
+
+
+def combine_runs(base: Mapping[str, Any], extra: Mapping[str, Any], layout: Sequence[str] = ()) -> dict[str, Any]:
     """``base`` with ``extra``'s other schemes added, so that schemes of two runs can be paired seed by seed.
 
     Both runs must have one configuration (every field but ``schemes``), hence the same seeds, batches,
     validation bytes and passkey keys; a scheme both hold must have the same per-seed perplexities in
     both (the same trained model: ``extra`` retrained it as a control), or the pairing would mix two models.
+    ``layout`` names model fields of :data:`LAYOUT_FIELDS` that may differ (the head count: batches and bytes are
+    drawn from the seed alone, so seeds still pair); the result then records ``extra``'s values under
+    ``"layouts"`` (``{scheme: {field: value}}``, one entry per added scheme) so that a reader can print them.
     The result is for reading only (``run``-level timings and training records stay ``base``'s).
     """
+    unknown = [f for f in layout if f not in LAYOUT_FIELDS]
+    if isinstance(layout, str) or unknown:
+        raise ValueError(f"layout must name fields among {LAYOUT_FIELDS}, got {layout!r}")
     base_cfg, extra_cfg = LabConfig.from_dict(base["config"]), LabConfig.from_dict(extra["config"])
-    differ = {k: v for k, v in base_cfg.differences(extra_cfg).items() if k != "schemes"}
+    differ = {k: v for k, v in base_cfg.differences(extra_cfg).items() if k != "schemes" and k not in layout}
     if differ:
         raise ValueError(f"the two runs have different configurations: {differ} (base, extra)")
     shared = [s for s in extra_cfg.schemes if s in base_cfg.schemes]
@@ -558,4 +568,9 @@ def combine_runs(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str,
             combined[key] = None
             continue
         combined[key] = {**base[key], **{s: extra[key][s] for s in added}}
+    other = {
+        f: getattr(extra_cfg.model, f) for f in layout if getattr(extra_cfg.model, f) != getattr(base_cfg.model, f)
+    }
+    if other:
+        combined["layouts"] = {**base.get("layouts", {}), **dict.fromkeys(added, other)}
     return combined
