@@ -26,12 +26,12 @@ from . import bug, swap
 def _lab_combine_mixes_models() -> None:
     original = seedstats.combine_runs
 
-    def unchecked(base: Any, extra: Any) -> dict[str, Any]:
+    def unchecked(base: Any, extra: Any, layout: Any = ()) -> dict[str, Any]:
         extra = copy.deepcopy(dict(extra))
         for scheme in extra["runs"]:
             if scheme in base["runs"]:
                 extra["runs"][scheme] = base["runs"][scheme]  # what the check compares: made to agree
-        return original(base, extra)
+        return original(base, extra, layout)
 
     swap(seedstats.combine_runs, unchecked)
 

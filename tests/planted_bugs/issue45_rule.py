@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 import poslib.lab.distributed as distributed
+import poslib.lab.seedstats as seedstats
 
 from . import bug, swap
 
@@ -92,3 +93,23 @@ def _lab_plateau_from_two_points() -> None:
         return replace(verdict, plateaued=abs(before - last) / before <= 0.03)
 
     swap(plateau_rule.heldout_plateau, two_points)
+
+
+@bug(
+    "lab_combine_layout_lets_any_field_differ",
+    "combine_runs, asked to pair two head layouts, lets any configuration field differ (a wider model, other steps)",
+    tests=("tests/test_lab_datadep.py::test_combine_runs_pairs_another_head_layout_only_when_asked_and_says_so",),
+    notebooks=(),
+    unit_only="the committed regime files differ in the head count alone: no notebook holds a pair this lets through",
+    thread="issue 45 item 4 (the regime's ALiBi in 4 heads paired by seed with RoPE and NoPE in one)",
+)
+def _lab_combine_layout_lets_any_field_differ() -> None:
+    original = seedstats.combine_runs
+
+    def permissive(base: Any, extra: Any, layout: Any = ()) -> dict[str, Any]:
+        if not layout:
+            return original(base, extra, layout)
+        extra = {**extra, "config": {**base["config"], "schemes": extra["config"]["schemes"]}}  # every field agrees
+        return original(base, extra)
+
+    swap(seedstats.combine_runs, permissive)
