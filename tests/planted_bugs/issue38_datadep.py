@@ -40,7 +40,9 @@ def _lab_combine_mixes_models() -> None:
     "lab_datadep_paired_by_mean",
     "the paired comparison counts every seed on the side of the mean paired difference, whatever each seed says",
     tests=("tests/test_lab_datadep.py::test_readings_are_the_files_numbers",),
-    notebooks=("notebooks/12_position_from_the_data.ipynb",),
+    notebooks=(),
+    unit_only="since issue 45's t-test the mutant changes only the printed seed counts, which no check of notebook 12 "
+    "raises on (strict nbval sees the changed output); the unit test holds the counts to each seed's sign",
     thread="issue 38 (the paired rule: worse on no seed)",
 )
 def _lab_datadep_paired_by_mean() -> None:
